@@ -1,0 +1,40 @@
+"""Render stage: plans in, text out.
+
+Templates hold layout only. Every value a template prints comes from a plan object the planner
+built; StrictUndefined turns a misspelt attribute into an error instead of an empty string.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import jinja2
+
+
+def templates_dir() -> Path:
+    """The templates directory, in a wheel (dsv41gen/templates) or in the source tree (templates/)."""
+    packaged = Path(__file__).resolve().parent / "templates"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "templates"
+
+
+@functools.lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,
+    )
+    # Strings that land in generated code go through repr() (Python) or a C-escaping filter.
+    env.filters["py"] = repr
+    return env
+
+
+def render(template_name: str, **context: object) -> str:
+    """Render one template with the given plan objects."""
+    return environment().get_template(template_name).render(**context)
