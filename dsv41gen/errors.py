@@ -1,0 +1,65 @@
+"""Diagnostics: every problem in a spec becomes one located, fix-it message.
+
+Stages append to a Diagnostics collector instead of raising, so one run reports every error.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    location: Location
+    path: str  # dotted field path, e.g. "speculative.methods.mtpp"
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}: " if self.path else ""
+        return f"{self.location}: {where}{self.message}"
+
+
+@dataclass
+class Diagnostics:
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def add(self, location: Location, path: str, message: str) -> None:
+        diagnostic = Diagnostic(location, path, message)
+        if diagnostic not in self.items:
+            self.items.append(diagnostic)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def sorted(self) -> list[Diagnostic]:
+        return sorted(self.items)
+
+
+class SpecError(Exception):
+    """Raised at a stage boundary when the collected diagnostics make going on pointless."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]):
+        self.diagnostics = sorted(diagnostics)
+        super().__init__("\n".join(str(d) for d in self.diagnostics))
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str:
+    """'; did you mean 'x'?' when a close candidate exists, else ''."""
+    matches = difflib.get_close_matches(str(word), sorted(str(c) for c in candidates), n=1, cutoff=0.6)
+    return f"; did you mean {matches[0]!r}?" if matches else ""
+
+
+def dotted(path: Iterable[object]) -> str:
+    return ".".join(str(p) for p in path)

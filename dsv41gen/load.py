@@ -1,0 +1,213 @@
+"""Load stage: YAML text -> plain values plus the source position of every key and value.
+
+Safe loading only: the YAML is composed into nodes by PyYAML's safe composer and converted here,
+so no tag can construct a Python object. On top of PyYAML this rejects what it lets through:
+duplicate keys (PyYAML keeps the last one silently), alias bombs (a few lines that expand to
+millions of nodes) and unknown tags. The one custom tag is ``!delete``, which a child spec uses
+to remove something its parent has.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .errors import Diagnostics, Location, dotted
+
+try:  # libyaml's composer is several times faster; the pure-Python one behaves the same
+    _Loader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _Loader = yaml.SafeLoader
+
+# Bound on the number of nodes a document may expand to once aliases are followed. The real
+# specs have a few hundred; a "billion laughs" document needs millions.
+MAX_EXPANDED_NODES = 20_000
+MAX_DEPTH = 32
+MAX_FILE_BYTES = 1 << 20
+
+DELETE_TAG = "!delete"
+_PLAIN_TAGS = {
+    "tag:yaml.org,2002:str",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+}
+
+
+class Delete:
+    """The value of a ``!delete`` node: remove this key from what the parent spec has."""
+
+    _instance: Delete | None = None
+
+    def __new__(cls) -> Delete:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "!delete"
+
+
+DELETE = Delete()
+
+Path_ = tuple[object, ...]
+
+
+@dataclass(frozen=True)
+class LoadedDocument:
+    """One spec file: its values and where each one is written."""
+
+    file: str  # as shown in messages (relative to the working directory when possible)
+    path: Path  # resolved filesystem path
+    text: str
+    data: dict
+    positions: dict[Path_, Location]  # value positions, keyed by field path
+    key_positions: dict[Path_, Location]  # positions of mapping keys, keyed by field path
+
+    def where(self, path: Path_) -> Location:
+        """The position of a field, or of its nearest written ancestor."""
+        path = tuple(path)
+        while path:
+            if path in self.key_positions:
+                return self.key_positions[path]
+            if path in self.positions:
+                return self.positions[path]
+            path = path[:-1]
+        return self.positions.get((), Location(self.file, 1, 1))
+
+
+def display_name(path: Path) -> str:
+    """Relative to the working directory when the file is below it; keeps messages short."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+    return str(path) if relative.startswith("..") else relative.replace(os.sep, "/")
+
+
+class _Converter:
+    def __init__(self, file: str, diagnostics: Diagnostics):
+        self.file = file
+        self.diagnostics = diagnostics
+        self.positions: dict[Path_, Location] = {}
+        self.key_positions: dict[Path_, Location] = {}
+        self.expanded = 0
+        self.exhausted = False
+        self.constructor = yaml.constructor.SafeConstructor()
+
+    def location(self, node: yaml.Node) -> Location:
+        return Location(self.file, node.start_mark.line + 1, node.start_mark.column + 1)
+
+    def convert(self, node: yaml.Node, path: Path_, depth: int = 0) -> object:
+        self.expanded += 1
+        if self.expanded > MAX_EXPANDED_NODES:
+            if not self.exhausted:
+                self.exhausted = True
+                self.diagnostics.add(
+                    self.location(node),
+                    dotted(path),
+                    f"the document expands to more than {MAX_EXPANDED_NODES} nodes once YAML "
+                    "aliases are followed (an alias bomb?); write the values out or use fewer "
+                    "aliases",
+                )
+            return None
+        if depth > MAX_DEPTH:
+            self.diagnostics.add(self.location(node), dotted(path), f"nesting deeper than {MAX_DEPTH} levels")
+            return None
+        self.positions[path] = self.location(node)
+        if isinstance(node, yaml.MappingNode):
+            return self.mapping(node, path, depth)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.convert(item, path + (i,), depth + 1) for i, item in enumerate(node.value)]
+        return self.scalar(node, path)
+
+    def mapping(self, node: yaml.MappingNode, path: Path_, depth: int) -> dict:
+        result: dict = {}
+        for key_node, value_node in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                self.diagnostics.add(
+                    self.location(key_node),
+                    dotted(path),
+                    "YAML merge keys ('<<') are not supported; use `extends` to share values",
+                )
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.diagnostics.add(self.location(key_node), dotted(path), "mapping keys must be plain scalars")
+                continue
+            key = self.scalar(key_node, path)
+            if isinstance(key, (int, bool)) and not isinstance(key, bool):
+                key = str(key)  # block_size_by_compress_ratio: {4: 4}; JSON object keys are strings
+            if not isinstance(key, str):
+                self.diagnostics.add(self.location(key_node), dotted(path), f"mapping key {key!r} must be a string")
+                continue
+            child = path + (key,)
+            if key in result:
+                first = self.key_positions[child]
+                self.diagnostics.add(
+                    self.location(key_node),
+                    dotted(child),
+                    f"duplicate key {key!r} (first defined at line {first.line}); YAML would keep "
+                    "only the last one: remove or rename one of them",
+                )
+                continue
+            self.key_positions[child] = self.location(key_node)
+            result[key] = self.convert(value_node, child, depth + 1)
+        return result
+
+    def scalar(self, node: yaml.Node, path: Path_) -> object:
+        if node.tag == DELETE_TAG:
+            if node.value not in ("", None):
+                self.diagnostics.add(self.location(node), dotted(path), "`!delete` takes no value: write `key: !delete`")
+            return DELETE
+        if node.tag not in _PLAIN_TAGS:
+            self.diagnostics.add(
+                self.location(node),
+                dotted(path),
+                f"unsupported YAML tag {node.tag!r}; the only tag a spec may use is `!delete`",
+            )
+            return None
+        return self.constructor.construct_object(node)
+
+
+def load_document(path: Path, diagnostics: Diagnostics) -> LoadedDocument | None:
+    """Parse one spec file. Problems go to ``diagnostics``; None when nothing usable was read."""
+    file = display_name(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        diagnostics.add(Location(file, 1, 1), "", f"cannot read the spec: {exc.strerror or exc}")
+        return None
+    if len(raw) > MAX_FILE_BYTES:
+        diagnostics.add(Location(file, 1, 1), "", f"spec is larger than {MAX_FILE_BYTES} bytes")
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        diagnostics.add(Location(file, 1, 1), "", f"spec is not UTF-8 text (byte {exc.start})")
+        return None
+    try:
+        nodes = list(yaml.compose_all(text, Loader=_Loader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        diagnostics.add(Location(file, line, column), "", f"invalid YAML: {problem}")
+        return None
+    except yaml.YAMLError as exc:
+        diagnostics.add(Location(file, 1, 1), "", f"invalid YAML: {exc}")
+        return None
+    if len(nodes) != 1 or nodes[0] is None:
+        diagnostics.add(Location(file, 1, 1), "", "a spec file holds exactly one YAML document (a mapping)")
+        return None
+    converter = _Converter(file, diagnostics)
+    data = converter.convert(nodes[0], ())
+    if not isinstance(data, dict):
+        diagnostics.add(converter.location(nodes[0]), "", "the top level of a spec must be a mapping")
+        return None
+    if converter.exhausted:
+        return None
+    return LoadedDocument(file, path.resolve(), text, data, converter.positions, converter.key_positions)

@@ -1,0 +1,202 @@
+"""Resolve stage: follow ``extends`` and merge each spec over its parent, keeping provenance.
+
+Merge rules (also in the README):
+- mappings merge key by key, recursively;
+- lists and scalars in the child replace the parent's value whole (no list concatenation: what
+  a child writes is what it gets);
+- ``key: !delete`` removes the key the parent has; deleting a key the parent lacks is an error.
+
+Every resolved field remembers the file:line:column it was written at, so errors and
+``explain`` point at the spec that decided the value, not at the one being built.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from .errors import Diagnostics, Location, did_you_mean, dotted
+from .load import DELETE, LoadedDocument, Path_, load_document
+
+MAX_EXTENDS_DEPTH = 16
+
+
+@dataclass
+class ResolvedSpec:
+    """One variant after ``extends``: merged values plus where each one was written."""
+
+    document: LoadedDocument  # the spec that was asked for
+    lineage: tuple[LoadedDocument, ...]  # root first, this spec last
+    data: dict
+    provenance: dict[Path_, Location] = field(repr=False)
+
+    @property
+    def file(self) -> str:
+        return self.document.file
+
+    @property
+    def root(self) -> LoadedDocument:
+        return self.lineage[0]
+
+    def where(self, path: Path_) -> Location:
+        path = tuple(path)
+        while path:
+            if path in self.provenance:
+                return self.provenance[path]
+            path = path[:-1]
+        return self.provenance.get((), Location(self.file, 1, 1))
+
+
+def _own_provenance(doc: LoadedDocument) -> dict[Path_, Location]:
+    provenance = dict(doc.positions)
+    provenance.update(doc.key_positions)  # a field is reported at its key
+    return provenance
+
+
+def _drop_subtree(provenance: dict[Path_, Location], prefix: Path_) -> None:
+    n = len(prefix)
+    for path in [p for p in provenance if p[:n] == prefix]:
+        del provenance[path]
+
+
+def _copy_subtree(source: dict[Path_, Location], target: dict[Path_, Location], prefix: Path_) -> None:
+    n = len(prefix)
+    for path, location in source.items():
+        if path[:n] == prefix:
+            target[path] = location
+
+
+def _merge(
+    parent: dict,
+    child: dict,
+    path: Path_,
+    child_doc: LoadedDocument,
+    child_prov: dict[Path_, Location],
+    provenance: dict[Path_, Location],
+    diagnostics: Diagnostics,
+) -> dict:
+    merged = dict(parent)
+    for key, value in child.items():
+        here = path + (key,)
+        if value is DELETE:
+            if key not in merged:
+                diagnostics.add(
+                    child_doc.where(here),
+                    dotted(here),
+                    "`!delete` removes nothing: the parent spec has no such key"
+                    + did_you_mean(key, merged),
+                )
+                continue
+            del merged[key]
+            _drop_subtree(provenance, here)
+            continue
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value, here, child_doc, child_prov, provenance, diagnostics)
+            provenance[here] = child_prov[here]
+            continue
+        merged[key] = value
+        _drop_subtree(provenance, here)
+        _copy_subtree(child_prov, provenance, here)
+    return merged
+
+
+def _strip_deletes(value: object, path: Path_, doc: LoadedDocument, diagnostics: Diagnostics) -> object:
+    """A root spec has no parent, so a ``!delete`` in it can only be a mistake."""
+    if isinstance(value, dict):
+        kept = {}
+        for key, item in value.items():
+            if item is DELETE:
+                diagnostics.add(
+                    doc.where(path + (key,)),
+                    dotted(path + (key,)),
+                    "`!delete` removes nothing: this spec extends no parent",
+                )
+                continue
+            kept[key] = _strip_deletes(item, path + (key,), doc, diagnostics)
+        return kept
+    if isinstance(value, list):
+        return [_strip_deletes(item, path + (i,), doc, diagnostics) for i, item in enumerate(value)]
+    return value
+
+
+def _parent_path(doc: LoadedDocument, diagnostics: Diagnostics) -> Path | None:
+    """The file named by ``extends``, or None. Only relative paths below the child's directory."""
+    target = doc.data.get("extends")
+    if target is None:
+        return None
+    where = doc.where(("extends",))
+    if not isinstance(target, str) or not target:
+        diagnostics.add(where, "extends", "must be the file name of the parent spec, e.g. `deepseek_v4.yaml`")
+        return None
+    pure = PurePosixPath(target.replace("\\", "/"))
+    if pure.is_absolute() or ".." in pure.parts or ":" in target:
+        diagnostics.add(
+            where,
+            "extends",
+            f"{target!r} leaves the spec directory; name a spec beside this one or below it "
+            "(relative, no '..', not absolute)",
+        )
+        return None
+    candidate = doc.path.parent.joinpath(*pure.parts)
+    if not candidate.is_file():
+        siblings = sorted(p.name for p in doc.path.parent.glob("*.yaml"))
+        diagnostics.add(
+            where,
+            "extends",
+            f"unknown parent spec {target!r}: no such file next to this spec" + did_you_mean(target, siblings),
+        )
+        return None
+    return candidate
+
+
+class Resolver:
+    """Resolves specs, caching each file so a family of 500 variants reads its root once."""
+
+    def __init__(self, diagnostics: Diagnostics):
+        self.diagnostics = diagnostics
+        self.documents: dict[Path, LoadedDocument | None] = {}
+        self.resolved: dict[Path, ResolvedSpec | None] = {}
+
+    def document(self, path: Path) -> LoadedDocument | None:
+        key = path.resolve()
+        if key not in self.documents:
+            self.documents[key] = load_document(path, self.diagnostics)
+        return self.documents[key]
+
+    def resolve(self, path: Path, chain: tuple[Path, ...] = ()) -> ResolvedSpec | None:
+        key = path.resolve()
+        if key in self.resolved:
+            return self.resolved[key]
+        doc = self.document(path)
+        if doc is None:
+            self.resolved[key] = None
+            return None
+        if key in chain or len(chain) >= MAX_EXTENDS_DEPTH:
+            names = " -> ".join(p.name for p in chain + (key,))
+            self.diagnostics.add(
+                doc.where(("extends",)),
+                "extends",
+                f"`extends` cycle: {names}; one spec in the cycle must stop extending",
+            )
+            return None
+        parent_path = _parent_path(doc, self.diagnostics)
+        own = _own_provenance(doc)
+        if parent_path is None:
+            if "extends" in doc.data and doc.data["extends"] is not None:
+                result = None  # the error was reported by _parent_path
+            else:
+                data = _strip_deletes(doc.data, (), doc, self.diagnostics)
+                result = ResolvedSpec(doc, (doc,), data, own)
+        else:
+            parent = self.resolve(parent_path, chain + (key,))
+            if parent is None:
+                result = None
+            else:
+                provenance = dict(parent.provenance)
+                body = {k: v for k, v in doc.data.items() if k != "extends"}
+                data = _merge(parent.data, body, (), doc, own, provenance, self.diagnostics)
+                data["extends"] = doc.data["extends"]
+                provenance[("extends",)] = own[("extends",)]
+                result = ResolvedSpec(doc, parent.lineage + (doc,), data, provenance)
+        self.resolved[key] = result
+        return result

@@ -1,0 +1,487 @@
+"""Validate stage: the JSON Schema, then the semantic rules a schema cannot say.
+
+Every problem becomes a located Diagnostic; nothing here raises for bad input. Semantic rules
+read the resolved values defensively: when the schema already reported a malformed section, a
+rule that trips over it is skipped instead of piling a second, confusing error on top.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from .errors import Diagnostics, did_you_mean, dotted
+from .load import Path_
+from .resolve import ResolvedSpec
+
+SCHEMA_PATH = Path(__file__).resolve().parent / "schema.json"
+
+CAPABILITY_FAMILIES = ("sm70", "sm80", "sm90", "sm100", "sm110", "sm120")
+E4M3_MAX = 448.0
+E8M0_NAN = 255
+
+# What each identifier pattern means, in words a spec author can act on.
+_PATTERN_HELP = {
+    "^[A-Za-z_][A-Za-z0-9_]*": "must be a Python identifier (letters, digits and '_', not starting with a digit)",
+    "^[a-z][a-z0-9_]*": "must be a snake_case identifier (lower-case letters, digits and '_')",
+    "^[A-Z][A-Z0-9_]*": "must be an UPPER_CASE identifier (upper-case letters, digits and '_')",
+    "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*": (
+        "must be a dotted path of Python identifiers such as `vllm.models.deepseek_v4` "
+        "(no '/', '..', spaces or newlines)"
+    ),
+    "^([A-Za-z_][A-Za-z0-9_]*\\.)*\\{i\\}\\.": "must be a dotted prefix ending in `{i}.`, e.g. `mtp.{i}.`",
+    "^[A-Za-z0-9_.{}+]*": "may only hold letters, digits, '_', '.', '{', '}' and '+'",
+    "^[0-9]+": "must be a non-negative integer",
+}
+
+_TYPE_WORDS = {
+    "object": "a mapping",
+    "array": "a list",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+@functools.lru_cache(maxsize=1)
+def schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=1)
+def _validator():
+    import jsonschema  # imported here: a no-op rebuild never needs it
+
+    return jsonschema.Draft202012Validator(schema())
+
+
+def _type_name(value: object) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    return {dict: "a mapping", list: "a list", str: "a string", int: "an integer", float: "a number"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _pattern_help(pattern: str) -> str:
+    return _PATTERN_HELP.get(pattern.split("$")[0], f"must match {pattern}")
+
+
+def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> int:
+    count = 0
+    for error in _validator().iter_errors(spec.data):
+        count += 1
+        path = tuple(error.absolute_path)
+        kind = error.validator
+        if kind == "additionalProperties":
+            allowed = sorted(error.schema.get("properties", {}))
+            for key in sorted(set(error.instance) - set(allowed)):
+                hint = did_you_mean(key, allowed) or (f"; allowed: {', '.join(allowed)}" if allowed else "")
+                diagnostics.add(spec.where(path + (key,)), dotted(path + (key,)), f"unknown field {key!r}{hint}")
+        elif kind == "required":
+            missing = error.message.split("'")[1] if "'" in error.message else error.message
+            diagnostics.add(spec.where(path), dotted(path), f"missing required field {missing!r}")
+        elif kind == "enum":
+            allowed = [str(v) for v in error.validator_value]
+            hint = did_you_mean(error.instance, allowed)
+            diagnostics.add(
+                spec.where(path),
+                dotted(path),
+                f"{error.instance!r} is not one of {', '.join(allowed)}{hint}",
+            )
+        elif kind == "const":
+            diagnostics.add(spec.where(path), dotted(path), f"must be {error.validator_value!r}")
+        elif kind == "type":
+            wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+            words = " or ".join(_TYPE_WORDS.get(w, w) for w in wanted)
+            diagnostics.add(
+                spec.where(path), dotted(path), f"expected {words}, got {_type_name(error.instance)} ({error.instance!r})"
+            )
+        elif kind == "pattern":
+            diagnostics.add(
+                spec.where(path), dotted(path), f"{error.instance!r} {_pattern_help(error.validator_value)}"
+            )
+        elif kind == "propertyNames":
+            key = error.instance
+            sub = error.context[0].validator_value if error.context else ""
+            diagnostics.add(
+                spec.where(path + (key,)), dotted(path + (key,)), f"key {key!r} {_pattern_help(str(sub))}"
+            )
+        elif kind in ("minimum", "exclusiveMinimum"):
+            diagnostics.add(spec.where(path), dotted(path), f"must be at least {error.validator_value}" if kind == "minimum" else f"must be greater than {error.validator_value}")
+        elif kind == "minItems":
+            diagnostics.add(spec.where(path), dotted(path), f"must list at least {error.validator_value} item(s)")
+        elif kind == "uniqueItems":
+            diagnostics.add(spec.where(path), dotted(path), "lists the same value twice; keep each value once")
+        elif kind in ("minLength", "minProperties"):
+            diagnostics.add(spec.where(path), dotted(path), "must not be empty")
+        else:  # pragma: no cover - a schema keyword this table does not word yet
+            diagnostics.add(spec.where(path), dotted(path), error.message)
+    return count
+
+
+# ---------------------------------------------------------------------------------------------
+# Semantic rules. Each takes (spec, report) and reports through report(path, message).
+
+Report = Callable[[Path_, str], None]
+_RULES: list[Callable[[ResolvedSpec, Report], None]] = []
+
+
+def rule(function: Callable[[ResolvedSpec, Report], None]) -> Callable[[ResolvedSpec, Report], None]:
+    _RULES.append(function)
+    return function
+
+
+def _is_power_of_two(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0 and value & (value - 1) == 0
+
+
+def _lineage_section(spec: ResolvedSpec, section: str) -> dict:
+    """The union of a top-level mapping over every spec in the lineage (deleted entries too):
+    references such as `parent: DeepseekV4IndexerBackend` may name what an ancestor defines."""
+    merged: dict = {}
+    for doc in spec.lineage:
+        value = doc.data.get(section)
+        if isinstance(value, dict):
+            merged.update({k: v for k, v in value.items() if isinstance(v, dict)})
+    merged.update(spec.data.get(section, {}))
+    return merged
+
+
+@rule
+def _method_allowed_and_forbidden(spec: ResolvedSpec, report: Report) -> None:
+    speculative = spec.data.get("speculative", {})
+    methods = speculative.get("methods", {})
+    for method, forbid in speculative.get("forbidden", {}).items():
+        here = ("speculative", "forbidden", method)
+        if method in methods:
+            report(
+                here,
+                f"method {method!r} is both allowed (speculative.methods.{method}) and forbidden; "
+                f"remove one of them (a child spec drops an inherited method with `{method}: !delete`)",
+            )
+        instead = forbid.get("use_instead")
+        if instead is not None and instead not in methods:
+            report(
+                here + ("use_instead",),
+                f"suggests {instead!r}, which this variant does not allow" + did_you_mean(instead, methods),
+            )
+        if "message" not in forbid and _ancestor_method(spec, method) is None:
+            report(
+                here,
+                f"cannot derive the rejection message: no parent spec allows {method!r}, so its weights "
+                "are unknown; write `message:` for it",
+            )
+
+
+def _ancestor_method(spec: ResolvedSpec, method: str) -> dict | None:
+    for doc in reversed(spec.lineage[:-1]):
+        found = doc.data.get("speculative", {}).get("methods", {}).get(method)
+        if isinstance(found, dict) and "weights" in found:
+            return found
+    return None
+
+
+@rule
+def _method_weights_declared(spec: ResolvedSpec, report: Report) -> None:
+    sets = spec.data.get("checkpoint", {}).get("weight_sets", {})
+    for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
+        weights = body.get("weights")
+        if weights is not None and weights not in sets:
+            report(
+                ("speculative", "methods", method, "weights"),
+                f"weight set {weights!r} is not declared under checkpoint.weight_sets"
+                + (did_you_mean(weights, sets) or f"; declared: {', '.join(sorted(sets)) or 'none'}"),
+            )
+
+
+@rule
+def _draft_architecture_registered(spec: ResolvedSpec, report: Report) -> None:
+    archs = _lineage_section(spec, "architectures")
+    for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
+        arch = body.get("draft_architecture")
+        if arch is None:
+            continue
+        here = ("speculative", "methods", method, "draft_architecture")
+        if arch not in archs:
+            report(here, f"unknown architecture {arch!r}; declare it under `architectures`" + did_you_mean(arch, archs))
+        elif archs[arch].get("registry") != "speculative_decoding":
+            report(here, f"{arch!r} is registered as {archs[arch].get('registry')}, not speculative_decoding")
+
+
+@rule
+def _signature_names_declared_weights(spec: ResolvedSpec, report: Report) -> None:
+    for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
+        names = list(body.get("required", [])) + list(body.get("optional", []))
+        for i, item in enumerate(body.get("signature", [])):
+            if not any(w == item or w.startswith(item) for w in names):
+                report(
+                    ("checkpoint", "weight_sets", name, "signature", i),
+                    f"{item!r} names no weight of this set (nor a prefix of one)" + did_you_mean(item, names),
+                )
+        overlap = sorted(set(body.get("required", [])) & set(body.get("optional", [])))
+        if overlap:
+            report(("checkpoint", "weight_sets", name, "optional"), f"{', '.join(overlap)} listed as both required and optional")
+
+
+@rule
+def _block_sizes_powers_of_two(spec: ResolvedSpec, report: Report) -> None:
+    for backend, body in spec.data.get("attention_backends", {}).items():
+        sizes = body.get("kernel_block_sizes", {})
+        lists = [(("default",), sizes.get("default", []))]
+        lists += [(("by_capability_family", f), v) for f, v in sizes.get("by_capability_family", {}).items()]
+        for sub, values in lists:
+            for i, value in enumerate(values):
+                if not _is_power_of_two(value):
+                    report(
+                        ("attention_backends", backend, "kernel_block_sizes") + sub + (i,),
+                        f"block size {value!r} is not a positive power of two (e.g. 64, 128, 256)",
+                    )
+
+
+@rule
+def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
+    backends = _lineage_section(spec, "attention_backends")
+    for backend, body in spec.data.get("attention_backends", {}).items():
+        parent = body.get("parent")
+        here = ("attention_backends", backend)
+        if body.get("kind", "indexer") == "sparse_mla":
+            if parent is not None:
+                report(here + ("parent",), "a sparse_mla entry records a name and block sizes only; remove `parent`")
+            continue
+        if parent is None:
+            report(here, "missing required field 'parent' (another backend of the family, or an engine class with parent_module)")
+        elif parent not in backends and "parent_module" not in body:
+            report(
+                here + ("parent",),
+                f"unknown parent {parent!r}: not a backend of this family; name one, or give "
+                "`parent_module` for an engine class" + did_you_mean(parent, backends),
+            )
+        elif parent in backends and "parent_module" in body:
+            report(here + ("parent_module",), f"{parent!r} is a backend of this family; drop `parent_module`")
+        elif parent == backend:
+            report(here + ("parent",), "a backend cannot be its own parent")
+        if parent not in backends and "kernel_block_sizes" not in body:
+            report(here, "an engine-parented backend must state kernel_block_sizes")
+
+
+@rule
+def _runner_architectures_known(spec: ResolvedSpec, report: Report) -> None:
+    archs = _lineage_section(spec, "architectures")
+    runner = spec.data.get("runner", {})
+    for arch in runner.get("default_model_runner", {}):
+        if arch not in archs:
+            report(("runner", "default_model_runner", arch), f"unknown architecture {arch!r}" + did_you_mean(arch, archs))
+    for name, mode in runner.get("forbidden_modes", {}).items():
+        for i, arch in enumerate(mode.get("architectures", [])):
+            if arch not in archs:
+                report(
+                    ("runner", "forbidden_modes", name, "architectures", i),
+                    f"unknown architecture {arch!r}" + did_you_mean(arch, archs),
+                )
+        if len(set(mode.get("cudagraph_modes", []))) != len(mode.get("cudagraph_modes", [])):
+            report(("runner", "forbidden_modes", name, "cudagraph_modes"), "lists the same mode twice")
+
+
+@rule
+def _kv_spec_types(spec: ResolvedSpec, report: Report) -> None:
+    kv = spec.data.get("kv_cache", {})
+    types = kv.get("spec_types", {})
+    for name, body in types.items():
+        seen = {name}
+        parent = body.get("parent")
+        if parent is not None and parent not in types:
+            report(("kv_cache", "spec_types", name, "parent"), f"unknown KV spec type {parent!r}" + did_you_mean(parent, types))
+            continue
+        while parent is not None and parent in types:
+            if parent in seen:
+                report(("kv_cache", "spec_types", name, "parent"), f"KV spec type hierarchy has a cycle through {parent!r}")
+                break
+            seen.add(parent)
+            parent = types[parent].get("parent")
+    for name, layout in kv.get("layouts", {}).items():
+        spec_type = layout.get("spec_type")
+        if types and spec_type not in types:
+            report(("kv_cache", "layouts", name, "spec_type"), f"unknown KV spec type {spec_type!r}" + did_you_mean(spec_type, types))
+        if "page_alignment" in layout and len(layout["page_alignment"]) != len(layout.get("bytes_per_token", [])):
+            report(("kv_cache", "layouts", name, "page_alignment"), "needs one alignment per bytes_per_token entry")
+
+
+@rule
+def _mx_format(spec: ResolvedSpec, report: Report) -> None:
+    fmt = spec.data.get("quantization", {}).get("mxfp8")
+    if fmt is None:
+        return
+    here = ("quantization", "mxfp8")
+    if fmt.get("scaling") == "divide":
+        report(
+            here + ("scaling",),
+            "the divide form is rejected: dividing by exp2(sb - 127) makes the divisor 2^-127 when "
+            "sb == 0 (an all-zero block), an fp32 subnormal that flushes to zero on GPUs that flush "
+            "subnormals (AMD CDNA) and turns the block into 0/0 = NaN; write "
+            "`scaling: multiply_reciprocal` (both forms are exact powers of two, so results are "
+            "otherwise identical)",
+        )
+    if not _is_power_of_two(fmt.get("block_size")):
+        report(here + ("block_size",), f"block size {fmt.get('block_size')!r} is not a positive power of two")
+    if fmt.get("value_dtype") == "float8_e4m3fn" and fmt.get("value_max") != E4M3_MAX:
+        report(here + ("value_max",), f"float8_e4m3fn's largest finite value is 448, not {fmt.get('value_max')!r}")
+    scale = fmt.get("scale", {})
+    if scale.get("encoding") == "e8m0" and scale.get("bias") != 127:
+        report(here + ("scale", "bias"), f"E8M0 has bias 127, not {scale.get('bias')!r}")
+    lo, hi = scale.get("min"), scale.get("max")
+    if isinstance(lo, int) and lo < 0:
+        report(here + ("scale", "min"), "an E8M0 scale byte cannot be negative")
+    if isinstance(hi, int) and hi >= E8M0_NAN:
+        report(here + ("scale", "max"), f"must be at most 254: the byte {E8M0_NAN} encodes NaN in E8M0")
+    if isinstance(lo, int) and isinstance(hi, int) and lo > hi:
+        report(here + ("scale",), f"min ({lo}) is greater than max ({hi})")
+    launch = fmt.get("launch", {})
+    block_k, block = launch.get("block_k"), fmt.get("block_size")
+    if isinstance(block_k, int) and _is_power_of_two(block) and block_k % block:
+        report(
+            here + ("launch", "block_k"),
+            f"block_k={block_k} is not a multiple of block_size={block}: a tile would split a scale "
+            f"block, which can never be computed; use a multiple of {block}",
+        )
+    for key in ("block_m", "block_k", "num_warps"):
+        if key in launch and not _is_power_of_two(launch[key]):
+            report(here + ("launch", key), f"{launch[key]!r} is not a power of two (Triton tiles need one)")
+
+
+_ITEMSIZE = {"uint8": 1, "float8_e4m3fn": 1, "bfloat16": 2}
+
+
+@rule
+def _rope_kv_insert(spec: ResolvedSpec, report: Report) -> None:
+    kernel = spec.data.get("kernels", {}).get("rope_kv_insert")
+    if kernel is None:
+        return
+    here = ("kernels", "rope_kv_insert")
+    head, nope, rope = kernel.get("head_dim"), kernel.get("nope_dim"), kernel.get("rope_dim")
+    if nope + rope != head:
+        report(here + ("head_dim",), f"head_dim ({head}) must equal nope_dim ({nope}) + rope_dim ({rope})")
+    if rope % 2:
+        report(here + ("rope_dim",), f"rope_dim ({rope}) must be even: GPT-J RoPE rotates pairs")
+    if kernel.get("threads_per_block") % 32:
+        report(here + ("threads_per_block",), "must be a multiple of the warp size, 32")
+    padded = kernel.get("num_heads_q_padded", [])
+    if list(padded) != sorted(set(padded)):
+        report(
+            here + ("num_heads_q_padded",),
+            f"must be sorted and unique, e.g. {sorted(set(padded))}",
+        )
+    for i, value in enumerate(padded):
+        if value % 8:
+            report(
+                here + ("num_heads_q_padded", i),
+                f"{value} is not a multiple of 8 (a warp-per-slot block holds 8 slots; 0 means KV-only)",
+            )
+    for name, fmt in kernel.get("cache_formats", {}).items():
+        _check_cache_format(name, fmt, kernel, here + ("cache_formats", name), report)
+
+
+def _check_cache_format(name: str, fmt: dict, kernel: dict, here: Path_, report: Report) -> None:
+    head, nope = kernel["head_dim"], kernel["nope_dim"]
+    kind = fmt["kind"]
+    fp8, bf16 = fmt.get("fp8_values", 0), fmt.get("bf16_values", 0)
+    group, scale_bytes = fmt.get("scale_group", 0), fmt.get("scale_bytes", 0)
+    expected = {
+        "fp8_ds_mla": ("uint8", nope, head - nope),
+        "mxfp8": ("uint8", head, 0),
+        "bf16": ("bfloat16", 0, head),
+        "fp8": ("float8_e4m3fn", head, 0),
+    }[kind]
+    dtype, want_fp8, want_bf16 = expected
+    if fmt["cache_dtype"] != dtype:
+        report(here + ("cache_dtype",), f"a {kind} cache is stored as {dtype}, not {fmt['cache_dtype']}")
+    if (fp8, bf16) != (want_fp8, want_bf16):
+        report(
+            here,
+            f"a {kind} record holds {want_fp8} e4m3 and {want_bf16} bf16 values for head_dim {head} "
+            f"(nope {nope}); the spec says fp8_values={fp8}, bf16_values={bf16}",
+        )
+    packed = kind in ("fp8_ds_mla", "mxfp8")
+    if packed:
+        if not group or fp8 % group:
+            report(
+                here + ("scale_group",),
+                f"scale_group={group} must divide the {fp8} e4m3 values: the last group could never be filled",
+            )
+        else:
+            needed = fp8 // group
+            if scale_bytes < needed:
+                report(here + ("scale_bytes",), f"{fp8} values in groups of {group} need {needed} scale bytes, not {scale_bytes}")
+        if fmt.get("layout") != "token_data_then_scales":
+            report(here + ("layout",), "packed formats use layout token_data_then_scales")
+    elif group or scale_bytes:
+        report(here, f"a {kind} cache has no per-group scales; remove scale_group / scale_bytes")
+    if kind == "fp8" and not fmt.get("per_tensor_scale"):
+        report(here + ("per_tensor_scale",), "a plain fp8 cache needs `per_tensor_scale: true` (one float32 scale)")
+    width_bytes = fp8 + 2 * bf16 + scale_bytes
+    if fmt["bytes_per_token"] != width_bytes:
+        report(
+            here + ("bytes_per_token",),
+            f"is {fmt['bytes_per_token']}, but {fp8} e4m3 + {bf16} bf16 values + {scale_bytes} scale "
+            f"bytes take {width_bytes}",
+        )
+    itemsize = _ITEMSIZE.get(fmt["cache_dtype"], 1)
+    if fmt["record_width"] * itemsize != fmt["bytes_per_token"]:
+        report(
+            here + ("record_width",),
+            f"record_width {fmt['record_width']} x {itemsize} byte(s) per {fmt['cache_dtype']} element "
+            f"!= bytes_per_token {fmt['bytes_per_token']}",
+        )
+
+
+@rule
+def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
+    hf = spec.data.get("hf_config", {})
+    for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
+        rules = body.get("num_speculative_tokens", {})
+        maximum = rules.get("maximum")
+        if maximum is None:
+            continue
+        sources = body.get("tokens_per_round", {}).get("sources", [])
+        per_round = next((hf[s] for s in sources if isinstance(hf.get(s), int) and hf[s] > 0), None)
+        if per_round is None:
+            continue
+        if rules.get("divisibility") == "always" and maximum < per_round:
+            report(
+                ("speculative", "methods", method, "num_speculative_tokens", "maximum"),
+                f"maximum {maximum} is below tokens per round ({per_round}, from hf_config): no "
+                f"num_speculative_tokens can be both <= {maximum} and divisible by {per_round}; "
+                f"raise the maximum to at least {per_round} or relax `divisibility`",
+            )
+        warn = rules.get("warn_above")
+        if isinstance(warn, int) and warn >= maximum:
+            report(
+                ("speculative", "methods", method, "num_speculative_tokens", "warn_above"),
+                f"warn_above ({warn}) >= maximum ({maximum}): the warning could never fire",
+            )
+
+
+def validate_spec(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
+    """Schema first; semantic rules after, skipping a rule that trips over malformed input."""
+    schema_errors = _schema_errors(spec, diagnostics)
+
+    def report(path: Path_, message: str) -> None:
+        diagnostics.add(spec.where(path), dotted(path), message)
+
+    for check in _RULES:
+        try:
+            check(spec, report)
+        except (TypeError, KeyError, AttributeError, ValueError):
+            if not schema_errors:
+                raise  # a well-formed spec must never trip a rule: that is a bug here
+
+
+def iter_rules() -> Iterator[str]:
+    return (r.__name__.lstrip("_") for r in _RULES)
+
