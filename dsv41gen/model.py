@@ -121,3 +121,454 @@ class RopeKvInsertKernel:
     grid_rule: GridRule
     fp8_max: float  # 448.0
     cache_formats: tuple[CacheFormat, ...]
+
+
+# ---------------------------------------------------------------------------------------------
+# Everything else a variant spec says. parse() takes resolved, validated values.
+
+
+def _parse_mx_format(name: str, d: dict) -> MxFormat:
+    scale = d["scale"]
+    launch = d["launch"]
+    return MxFormat(
+        name=name,
+        block_size=d["block_size"],
+        value_dtype=ScalarType(d["value_dtype"]),
+        value_max=float(d["value_max"]),
+        scale_encoding=ScaleEncoding(scale["encoding"]),
+        scale_dtype=ScalarType(scale["dtype"]),
+        scale_bias=scale["bias"],
+        scale_min=scale["min"],
+        scale_max=scale["max"],
+        scaling=ScalingForm(d["scaling"]),
+        amax_floor=AmaxFloor(d["amax_floor"]),
+        layouts=tuple(ScaleLayout(x) for x in d["layouts"]),
+        launch=MxLaunch(block_m=launch["block_m"], block_k=launch["block_k"], num_warps=launch["num_warps"]),
+    )
+
+
+def _parse_cache_format(name: str, d: dict) -> CacheFormat:
+    return CacheFormat(
+        name=name,
+        kind=CacheFormatKind(d["kind"]),
+        cache_dtype=ScalarType(d["cache_dtype"]),
+        bytes_per_token=d["bytes_per_token"],
+        record_width=d["record_width"],
+        fp8_values=d.get("fp8_values", 0),
+        bf16_values=d.get("bf16_values", 0),
+        scale_group=d.get("scale_group", 0),
+        scale_bytes=d.get("scale_bytes", 0),
+        per_tensor_scale=d.get("per_tensor_scale", False),
+        layout=PackedLayout(d.get("layout", "none")),
+    )
+
+
+def _parse_rope_kv(d: dict) -> RopeKvInsertKernel:
+    return RopeKvInsertKernel(
+        head_dim=d["head_dim"],
+        nope_dim=d["nope_dim"],
+        rope_dim=d["rope_dim"],
+        rope_style=RopeStyle(d["rope_style"]),
+        cos_sin_dtype=ScalarType(d["cos_sin_cache"]["dtype"]),
+        cos_sin_layout=CosSinLayout(d["cos_sin_cache"]["layout"]),
+        input_dtypes=tuple(ScalarType(x) for x in d["input_dtypes"]),
+        num_heads_q_padded=tuple(d["num_heads_q_padded"]),
+        apply_q_norm=tuple(d["apply_q_norm"]),
+        num_token_cutoff=d["num_token_cutoff"],
+        threads_per_block=d["threads_per_block"],
+        grid_rule=GridRule(d["grid_rule"]),
+        fp8_max=float(d["fp8_max"]),
+        cache_formats=tuple(_parse_cache_format(k, v) for k, v in sorted(d["cache_formats"].items())),
+    )
+
+
+class RegistryTable(enum.Enum):
+    TEXT_GENERATION = "text_generation"
+    MULTIMODAL = "multimodal"
+    SPECULATIVE_DECODING = "speculative_decoding"
+
+    @property
+    def dict_name(self) -> str:
+        """The name of the table in vLLM's registry.py."""
+        return f"_{self.value.upper()}_MODELS"
+
+
+@dataclass(frozen=True)
+class Architecture:
+    name: str
+    registry: RegistryTable
+    module: str
+    class_name: str
+
+    @staticmethod
+    def parse(name: str, d: dict) -> Architecture:
+        return Architecture(name, RegistryTable(d["registry"]), d["module"], d["class"])
+
+
+@dataclass(frozen=True)
+class WeightSet:
+    name: str
+    stage_prefix: str  # "mtp.{i}."
+    stage_count_field: str
+    maps_to: str | None
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    signature: tuple[str, ...]
+    renames: tuple[tuple[str, str], ...]
+
+    @staticmethod
+    def parse(name: str, d: dict) -> WeightSet:
+        return WeightSet(
+            name=name,
+            stage_prefix=d["stage_prefix"],
+            stage_count_field=d["stage_count_field"],
+            maps_to=d.get("maps_to"),
+            required=tuple(d["required"]),
+            optional=tuple(d.get("optional", ())),
+            signature=tuple(d["signature"]),
+            renames=tuple(sorted(d.get("renames", {}).items())),
+        )
+
+    @property
+    def stage_glob(self) -> str:
+        """'mtp.{i}.' -> 'mtp.*', the way messages name where the stages live."""
+        return self.stage_prefix.split("{i}")[0] + "*"
+
+
+class Method(enum.Enum):
+    MTP = "mtp"
+    DSPARK = "dspark"
+    EAGLE = "eagle"
+    EAGLE3 = "eagle3"
+    NGRAM = "ngram"
+    MEDUSA = "medusa"
+    MLP_SPECULATOR = "mlp_speculator"
+    DRAFT_MODEL = "draft_model"
+    SUFFIX = "suffix"
+
+
+class Divisibility(enum.Enum):
+    NONE = "none"
+    WHEN_ABOVE_TOKENS_PER_ROUND = "when_above_tokens_per_round"
+    ALWAYS = "always"
+
+
+@dataclass(frozen=True)
+class NumSpeculativeTokensRule:
+    divisibility: Divisibility
+    maximum: int | None
+    warn_above: int | None
+    # The default is always tokens_per_round (the only value the schema allows).
+
+
+@dataclass(frozen=True)
+class SpeculativeMethod:
+    method: Method
+    label: str
+    weights: WeightSet
+    draft_model_type: str
+    draft_architecture: str | None
+    tokens_per_round_sources: tuple[str, ...]
+    num_speculative_tokens: NumSpeculativeTokensRule
+    inherits_target_quantization: bool
+    reuses_target_kv_layout: bool
+    adaptive_verification: bool
+
+    @staticmethod
+    def parse(name: str, d: dict, weight_sets: dict[str, WeightSet]) -> SpeculativeMethod:
+        rules = d["num_speculative_tokens"]
+        return SpeculativeMethod(
+            method=Method(name),
+            label=d["label"],
+            weights=weight_sets[d["weights"]],
+            draft_model_type=d["draft_model_type"],
+            draft_architecture=d.get("draft_architecture"),
+            tokens_per_round_sources=tuple(d["tokens_per_round"]["sources"]),
+            num_speculative_tokens=NumSpeculativeTokensRule(
+                Divisibility(rules["divisibility"]), rules.get("maximum"), rules.get("warn_above")
+            ),
+            inherits_target_quantization=d.get("inherits_target_quantization", False),
+            reuses_target_kv_layout=d.get("reuses_target_kv_layout", False),
+            adaptive_verification=d.get("adaptive_verification", False),
+        )
+
+
+@dataclass(frozen=True)
+class ForbiddenMethod:
+    method: Method
+    use_instead: Method
+    message: str | None  # None: the planner derives it from the weight sets
+    # What the method meant in the nearest ancestor that allowed it (for the derived message).
+    ancestor_definition: SpeculativeMethod | None
+
+
+class CapabilityFamily(enum.Enum):
+    SM70 = "sm70"
+    SM80 = "sm80"
+    SM90 = "sm90"
+    SM100 = "sm100"
+    SM110 = "sm110"
+    SM120 = "sm120"
+
+    @property
+    def major(self) -> int:
+        return int(self.value[2:]) // 10
+
+
+@dataclass(frozen=True)
+class KernelBlockSizes:
+    default: tuple[int, ...]
+    by_family: tuple[tuple[CapabilityFamily, tuple[int, ...]], ...]
+    note: str | None
+
+    @staticmethod
+    def parse(d: dict) -> KernelBlockSizes:
+        families = d.get("by_capability_family", {})
+        order = list(CapabilityFamily)
+        by_family = sorted(
+            ((CapabilityFamily(k), tuple(v)) for k, v in families.items()), key=lambda kv: order.index(kv[0])
+        )
+        return KernelBlockSizes(tuple(d["default"]), tuple(by_family), d.get("note"))
+
+
+class BackendKind(enum.Enum):
+    INDEXER = "indexer"
+    SPARSE_MLA = "sparse_mla"
+
+
+@dataclass(frozen=True)
+class AttentionBackend:
+    key: str  # spec key: the class name for indexer backends
+    name: str  # get_name()
+    kind: BackendKind
+    parent: str | None
+    parent_module: str | None  # set when the parent is an engine class
+    kernel_block_sizes: KernelBlockSizes | None  # None: inherited
+    supports_device_cpu_query_lens_mismatch_on_rocm: bool | None
+    supported_kv_cache_layouts: tuple[str, ...] | None
+
+    @staticmethod
+    def parse(key: str, d: dict) -> AttentionBackend:
+        sizes = d.get("kernel_block_sizes")
+        layouts = d.get("supported_kv_cache_layouts")
+        return AttentionBackend(
+            key=key,
+            name=d["name"],
+            kind=BackendKind(d.get("kind", "indexer")),
+            parent=d.get("parent"),
+            parent_module=d.get("parent_module"),
+            kernel_block_sizes=KernelBlockSizes.parse(sizes) if sizes is not None else None,
+            supports_device_cpu_query_lens_mismatch_on_rocm=d.get("supports_device_cpu_query_lens_mismatch_on_rocm"),
+            supported_kv_cache_layouts=tuple(layouts) if layouts is not None else None,
+        )
+
+
+class StateLike(enum.Enum):
+    ALWAYS = "always"
+    WHEN_UNSPLIT = "when_unsplit"  # only when the bucket is not split by a repeat pattern
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class KvSpecType:
+    name: str
+    parent: str | None
+    state_like: StateLike
+
+
+@dataclass(frozen=True)
+class KvLayout:
+    name: str
+    spec_type: str
+    block_size: int | None
+    bytes_per_token: tuple[int, ...]
+    page_alignment: tuple[int, ...]
+    bounded_replay: bool
+    block_size_rule: str | None
+    block_size_by_compress_ratio: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class KvCache:
+    spec_types: tuple[KvSpecType, ...]  # parents before children
+    layouts: tuple[KvLayout, ...]
+    compress_ratios: tuple[int, ...]
+    unsupported_compress_ratio_message: str | None
+
+    @staticmethod
+    def parse(d: dict) -> KvCache:
+        types = d.get("spec_types", {})
+        ordered: list[KvSpecType] = []
+
+        def visit(name: str) -> None:
+            if any(t.name == name for t in ordered):
+                return
+            body = types[name]
+            if body.get("parent"):
+                visit(body["parent"])
+            ordered.append(KvSpecType(name, body.get("parent"), StateLike(body.get("state_like", "never"))))
+
+        for name in types:
+            visit(name)
+        layouts = tuple(
+            KvLayout(
+                name=name,
+                spec_type=body["spec_type"],
+                block_size=body.get("block_size"),
+                bytes_per_token=tuple(body.get("bytes_per_token", ())),
+                page_alignment=tuple(body.get("page_alignment", ())),
+                bounded_replay=body.get("bounded_replay", False),
+                block_size_rule=body.get("block_size_rule"),
+                block_size_by_compress_ratio=tuple(
+                    sorted((int(k), v) for k, v in body.get("block_size_by_compress_ratio", {}).items())
+                ),
+            )
+            for name, body in sorted(d.get("layouts", {}).items())
+        )
+        return KvCache(
+            tuple(ordered), layouts, tuple(d.get("compress_ratios", ())), d.get("unsupported_compress_ratio_message")
+        )
+
+
+class ModelRunner(enum.Enum):
+    V1 = "v1"
+    V2 = "v2"
+
+
+class CudaGraphMode(enum.Enum):
+    NONE = "NONE"
+    PIECEWISE = "PIECEWISE"
+    FULL = "FULL"
+    FULL_DECODE_ONLY = "FULL_DECODE_ONLY"
+    FULL_AND_PIECEWISE = "FULL_AND_PIECEWISE"
+
+    @property
+    def has_piecewise_cudagraphs(self) -> bool:
+        # [ref §5] true for PIECEWISE and FULL_AND_PIECEWISE only
+        return self in (CudaGraphMode.PIECEWISE, CudaGraphMode.FULL_AND_PIECEWISE)
+
+
+@dataclass(frozen=True)
+class ForbiddenRunnerMode:
+    name: str
+    architectures: tuple[str, ...]
+    model_runner: ModelRunner
+    cudagraph_modes: tuple[CudaGraphMode, ...]
+    message: str
+
+
+@dataclass(frozen=True)
+class Runner:
+    default_model_runner: tuple[tuple[str, ModelRunner], ...]
+    forbidden_modes: tuple[ForbiddenRunnerMode, ...]
+
+    @staticmethod
+    def parse(d: dict) -> Runner:
+        order = list(CudaGraphMode)
+        return Runner(
+            tuple(sorted((k, ModelRunner(v)) for k, v in d.get("default_model_runner", {}).items())),
+            tuple(
+                ForbiddenRunnerMode(
+                    name=name,
+                    architectures=tuple(body["architectures"]),
+                    model_runner=ModelRunner(body["model_runner"]),
+                    cudagraph_modes=tuple(
+                        sorted((CudaGraphMode(m) for m in body["cudagraph_modes"]), key=order.index)
+                    ),
+                    message=" ".join(body["message"].split()),
+                )
+                for name, body in sorted(d.get("forbidden_modes", {}).items())
+            ),
+        )
+
+
+def _freeze(value: object) -> object:
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    display_name: str
+    model_type: str
+    spec_file: str  # as shown in messages and headers
+    parent: str | None  # the parent variant's name
+    architectures: tuple[Architecture, ...]
+    weight_sets: tuple[WeightSet, ...]
+    hf_config: tuple[tuple[str, object], ...]
+    methods: tuple[SpeculativeMethod, ...]
+    forbidden: tuple[ForbiddenMethod, ...]
+    eagle_style_fallback: bool
+    backends: tuple[AttentionBackend, ...]
+    kv_cache: KvCache | None
+    runner: Runner
+    mxfp8: MxFormat | None
+    rope_kv_insert: RopeKvInsertKernel | None
+
+    @staticmethod
+    def parse(d: dict, spec_file: str, parent: str | None, ancestors: tuple[dict, ...]) -> Variant:
+        """``ancestors``: the raw data of each ancestor spec, nearest first (for forbidden methods)."""
+        weight_sets = {
+            name: WeightSet.parse(name, body) for name, body in d.get("checkpoint", {}).get("weight_sets", {}).items()
+        }
+        speculative = d["speculative"]
+        methods = tuple(
+            SpeculativeMethod.parse(name, body, weight_sets) for name, body in sorted(speculative["methods"].items())
+        )
+        forbidden = tuple(
+            ForbiddenMethod(
+                Method(name),
+                Method(body["use_instead"]),
+                " ".join(body["message"].split()) if "message" in body else None,
+                _ancestor_method(name, ancestors),
+            )
+            for name, body in sorted(speculative.get("forbidden", {}).items())
+        )
+        quantization = d.get("quantization", {})
+        kernels = d.get("kernels", {})
+        return Variant(
+            name=d["variant"]["name"],
+            display_name=d["variant"]["display_name"],
+            model_type=d["variant"]["model_type"],
+            spec_file=spec_file,
+            parent=parent,
+            architectures=tuple(Architecture.parse(k, v) for k, v in d["architectures"].items()),
+            weight_sets=tuple(weight_sets[k] for k in sorted(weight_sets)),
+            hf_config=tuple(sorted((k, _freeze(v)) for k, v in d.get("hf_config", {}).items())),
+            methods=methods,
+            forbidden=forbidden,
+            eagle_style_fallback=speculative.get("eagle_style_fallback", False),
+            backends=tuple(AttentionBackend.parse(k, v) for k, v in d.get("attention_backends", {}).items()),
+            kv_cache=KvCache.parse(d["kv_cache"]) if "kv_cache" in d else None,
+            runner=Runner.parse(d.get("runner", {})),
+            mxfp8=_parse_mx_format("mxfp8", quantization["mxfp8"]) if "mxfp8" in quantization else None,
+            rope_kv_insert=_parse_rope_kv(kernels["rope_kv_insert"]) if "rope_kv_insert" in kernels else None,
+        )
+
+    def method(self, method: Method) -> SpeculativeMethod | None:
+        return next((m for m in self.methods if m.method is method), None)
+
+    def hf_value(self, field_name: str) -> object:
+        return dict(self.hf_config).get(field_name)
+
+
+def _ancestor_method(name: str, ancestors: tuple[dict, ...]) -> SpeculativeMethod | None:
+    for data in ancestors:
+        body = data.get("speculative", {}).get("methods", {}).get(name)
+        if body is not None:
+            sets = {k: WeightSet.parse(k, v) for k, v in data.get("checkpoint", {}).get("weight_sets", {}).items()}
+            return SpeculativeMethod.parse(name, body, sets)
+    return None
+
+
+@dataclass(frozen=True)
+class Family:
+    """Variants that share a root spec; generated code for them lives in one package."""
+
+    name: str  # the root variant's name, also the generated package name
+    variants: tuple[Variant, ...]  # parents before children
+
+    def variant(self, name: str) -> Variant:
+        return next(v for v in self.variants if v.name == name)

@@ -20,6 +20,12 @@ def templates_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "templates"
 
 
+def _comment_text(value: object) -> str:
+    """Free text placed in a comment: one line (a newline would end the comment and start code),
+    and unable to close a C comment."""
+    return " ".join(str(value).split()).replace("*/", "* /")
+
+
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
@@ -32,9 +38,23 @@ def environment() -> jinja2.Environment:
     )
     # Strings that land in generated code go through repr() (Python) or a C-escaping filter.
     env.filters["py"] = repr
+    env.filters["comment"] = _comment_text
     return env
 
 
 def render(template_name: str, **context: object) -> str:
     """Render one template with the given plan objects."""
     return environment().get_template(template_name).render(**context)
+
+
+def render_files(files, inputs_hash: str, spec_files: tuple[str, ...]) -> dict[str, str]:
+    """Render each planned file, format it, and put the dsv41gen header on top."""
+    from .format import format_python
+    from .write import make_header
+
+    bodies = format_python({output.path: render(output.template, **dict(output.context)) for output in files})
+    return {
+        output.path: make_header(output.comment_prefix, spec_files, inputs_hash, bodies[output.path])
+        + bodies[output.path]
+        for output in files
+    }

@@ -1,0 +1,41 @@
+"""Plan stage: typed model in, the list of files to emit out.
+
+Every decision about generated code is made here, in Python: which files exist, which classes
+override what, where variants merge into one branch and where they fork. Templates only lay the
+decided values out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from ..model import Family
+from .sources import SourceMap
+
+
+@dataclass(frozen=True)
+class OutputFile:
+    path: str  # relative to the output directory, POSIX separators
+    template: str  # under templates/
+    context: tuple[tuple[str, object], ...]  # keyword arguments for the template
+
+    @property
+    def comment_prefix(self) -> str:
+        return "//" if PurePosixPath(self.path).suffix in (".cu", ".cuh", ".cpp", ".h") else "#"
+
+
+@dataclass(frozen=True)
+class FamilyPlan:
+    family: Family
+    files: tuple[OutputFile, ...]
+
+
+def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
+    from . import registry
+
+    package = family.name
+    files: list[OutputFile] = []
+    files += registry.plan_files(family, sources, package)
+    files.sort(key=lambda f: f.path)
+    return FamilyPlan(family, tuple(files))

@@ -1,0 +1,224 @@
+"""Command line: build, check, diff, explain, schema.
+
+Exit codes: 0 success; 1 the spec has errors; 2 usage error (bad options, missing files);
+3 generated files are out of date or hand-edited (check), or a build refused to overwrite a
+hand-edited file. Bad input never produces a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import SpecError
+
+EXIT_SPEC_ERROR = 1
+EXIT_USAGE = 2
+EXIT_OUT_OF_DATE = 3
+
+_spec_argument = click.argument(
+    "specs", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False)
+)
+_out_option = click.option(
+    "--out",
+    "out_dir",
+    default="generated",
+    show_default=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Directory the family packages are written to.",
+)
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    out_dir: Path
+    package: str
+    files: dict[str, str]
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(message, err=True)
+    sys.exit(code)
+
+
+def _spec_display(path: Path, base: Path) -> str:
+    """A spec's name in headers: relative to the output directory's parent, so it is the same
+    on every machine and checkout."""
+    try:
+        return os.path.relpath(path, base.resolve()).replace(os.sep, "/")
+    except ValueError:
+        return path.name
+
+
+def build_texts(spec_paths: tuple[Path, ...], out_dir: Path) -> list[BuildResult]:
+    """load -> resolve -> validate -> model -> plan -> render, for every family named."""
+    from .inputs import inputs_hash
+    from .pipeline import load_families
+    from .plan import plan_family
+    from .plan.sources import SourceMap
+    from .render import render_files
+
+    results = []
+    for inputs in load_families(list(spec_paths)):
+        family = inputs.family
+        sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
+        plan = plan_family(family, sources)
+        spec_files = tuple(sorted(_spec_display(s.document.path, out_dir.resolve().parent) for s in inputs.specs))
+        digest = inputs_hash([s.document.path for s in inputs.specs])
+        results.append(BuildResult(out_dir, family.name, render_files(plan.files, digest, spec_files)))
+    return results
+
+
+def _report_spec_errors(error: SpecError) -> None:
+    for diagnostic in error.diagnostics:
+        click.echo(str(diagnostic), err=True)
+    count = len(error.diagnostics)
+    click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
+    sys.exit(EXIT_SPEC_ERROR)
+
+
+def _guarded(function):
+    """Turn expected failures into messages and exit codes; never a traceback for bad input."""
+    from functools import wraps
+
+    from .pipeline import UsageError
+
+    @wraps(function)
+    def wrapper(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except SpecError as error:
+            _report_spec_errors(error)
+        except UsageError as error:
+            _fail(f"error: {error}", EXIT_USAGE)
+        except OSError as error:
+            _fail(f"error: {error.strerror or error}: {getattr(error, 'filename', '') or ''}".rstrip(": "), EXIT_USAGE)
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="dsv41gen")
+def main() -> None:
+    """dsv41gen: compile model-variant specs (YAML) into inference-engine wiring."""
+
+
+@main.command()
+@_spec_argument
+@_out_option
+@click.option("--force", is_flag=True, help="Overwrite generated files that were edited by hand.")
+@_guarded
+def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
+    """Generate the wiring for SPECS (and the rest of their families) into --out."""
+    from .write import compare, write_package
+
+    for result in build_texts(specs, out_dir):
+        pending = compare(out_dir, result.package, result.files)
+        blocked = pending.hand_edited + pending.foreign
+        if blocked and not force:
+            for rel in blocked:
+                kind = "was edited by hand" if rel in pending.hand_edited else "is not a generated file"
+                click.echo(f"error: {out_dir / rel} {kind}; refusing to overwrite it.", err=True)
+            _fail(
+                "Move the edit into the spec, or rerun with --force to discard it. Nothing was written.",
+                EXIT_OUT_OF_DATE,
+            )
+        done = write_package(out_dir, result.package, result.files)
+        if done.clean:
+            click.echo(f"{out_dir / result.package}: up to date ({len(result.files)} files)")
+        else:
+            parts = [
+                f"{len(done.added)} added" if done.added else "",
+                f"{len(done.changed) + len(done.hand_edited) + len(done.foreign)} updated"
+                if done.changed or done.hand_edited or done.foreign
+                else "",
+                f"{len(done.removed)} removed" if done.removed else "",
+            ]
+            click.echo(f"{out_dir / result.package}: {', '.join(p for p in parts if p)}")
+
+
+@main.command()
+@_spec_argument
+@_out_option
+@_guarded
+def check(specs: tuple[Path, ...], out_dir: Path) -> None:
+    """Fail (exit 3) when --out does not match what SPECS generate; print a unified diff."""
+    from .write import compare
+
+    problems = 0
+    for result in build_texts(specs, out_dir):
+        comparison = compare(out_dir, result.package, result.files)
+        for label, paths in (
+            ("missing", comparison.added),
+            ("stale (the specs or the generator changed; run `dsv41gen build`)", comparison.changed),
+            ("hand-edited (the file no longer matches its own header hash)", comparison.hand_edited),
+            ("not generated (a hand-written file where a generated one belongs)", comparison.foreign),
+            ("no longer produced by the specs (run `dsv41gen build` to remove it)", comparison.removed),
+        ):
+            for rel in paths:
+                click.echo(f"{out_dir / rel}: {label}", err=True)
+                problems += 1
+        for diff in comparison.diffs:
+            click.echo(diff, nl=False)
+        if comparison.clean:
+            click.echo(f"{out_dir / result.package}: up to date ({len(result.files)} files)")
+    if problems:
+        sys.exit(EXIT_OUT_OF_DATE)
+
+
+@main.command()
+@_spec_argument
+@_out_option
+@_guarded
+def diff(specs: tuple[Path, ...], out_dir: Path) -> None:
+    """Preview what `build` would change, as a unified diff, without writing."""
+    from .write import compare
+
+    for result in build_texts(specs, out_dir):
+        comparison = compare(out_dir, result.package, result.files)
+        for text in comparison.diffs:
+            click.echo(text, nl=False)
+        if comparison.clean:
+            click.echo(f"{out_dir / result.package}: no changes")
+
+
+@main.command()
+def schema() -> None:
+    """Print the JSON Schema (draft 2020-12) of the spec language."""
+    from .validate import SCHEMA_PATH
+
+    click.echo(SCHEMA_PATH.read_text(encoding="utf-8"), nl=False)
+
+
+@main.command()
+@_spec_argument
+@_guarded
+def explain(specs: tuple[Path, ...]) -> None:
+    """Print each resolved spec with the file:line every value comes from."""
+    from .explain import explain_text
+    from .pipeline import load_families
+
+    for inputs in load_families(list(specs)):
+        click.echo(explain_text(inputs), nl=False)
+
+
+def run() -> None:
+    """Console-script entry: unexpected internal errors get one line unless DSV41GEN_DEBUG=1."""
+    try:
+        main(standalone_mode=True)
+    except SystemExit:
+        raise
+    except Exception as error:  # a bug in dsv41gen, not bad input
+        if os.environ.get("DSV41GEN_DEBUG"):
+            raise
+        click.echo(
+            f"dsv41gen: internal error: {type(error).__name__}: {error}\n"
+            "This is a bug in dsv41gen; rerun with DSV41GEN_DEBUG=1 for the traceback and report it.",
+            err=True,
+        )
+        sys.exit(70)

@@ -1,0 +1,28 @@
+"""The hash of everything a build reads, stamped into every generated file's header."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import __version__
+from .render import templates_dir
+from .write import short_hash
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _tree_files(root: Path, pattern: str) -> list[Path]:
+    return sorted(p for p in root.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts)
+
+
+def inputs_hash(spec_paths: list[Path]) -> str:
+    """Specs (by content, in name order), templates, the schema and the generator itself."""
+    parts: list[bytes] = [__version__.encode()]
+    for path in sorted(spec_paths, key=lambda p: p.name):
+        parts += [path.name.encode(), path.read_bytes()]
+    templates = templates_dir()
+    for path in _tree_files(templates, "*.j2"):
+        parts += [path.relative_to(templates).as_posix().encode(), path.read_bytes()]
+    for path in _tree_files(_PACKAGE_DIR, "*.py") + [_PACKAGE_DIR / "schema.json"]:
+        parts += [path.relative_to(_PACKAGE_DIR).as_posix().encode(), path.read_bytes()]
+    return short_hash(*parts)

@@ -1,0 +1,118 @@
+"""Runs the front half of the pipeline for the CLI: load -> resolve -> validate -> typed model.
+
+A build covers whole families: the specs named on the command line, their ancestors, and the
+other specs beside them that extend the same root. Merge/fork dispatch compares every variant
+of a family, so building one variant must see its siblings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import Diagnostics, SpecError, did_you_mean
+from .model import Family, Variant
+from .resolve import ResolvedSpec, Resolver
+from .validate import validate_spec
+
+
+@dataclass(frozen=True)
+class FamilyInputs:
+    family: Family
+    specs: tuple[ResolvedSpec, ...]  # same order as family.variants
+
+
+def _discover(paths: list[Path]) -> list[Path]:
+    """The named specs plus the other ``*.yaml`` files in their directories."""
+    seen: dict[Path, None] = {}
+    for path in paths:
+        seen[path.resolve()] = None
+    for directory in sorted({p.resolve().parent for p in paths}):
+        for sibling in sorted(directory.glob("*.yaml")):
+            seen.setdefault(sibling.resolve(), None)
+    return list(seen)
+
+
+def _root_of(spec: ResolvedSpec) -> Path:
+    return spec.root.path
+
+
+def _family_checks(members: list[ResolvedSpec], variants: list[Variant], diagnostics: Diagnostics) -> None:
+    """Rules that compare variants: unique identities, and one meaning per shared name."""
+    by_name: dict[str, ResolvedSpec] = {}
+    by_model_type: dict[str, ResolvedSpec] = {}
+    archs: dict[str, tuple[object, ResolvedSpec]] = {}
+    for spec, variant in zip(members, variants):
+        for table, key, what in (
+            (by_name, variant.name, "variant.name"),
+            (by_model_type, variant.model_type, "variant.model_type"),
+        ):
+            if key in table:
+                diagnostics.add(
+                    spec.where(tuple(what.split("."))),
+                    what,
+                    f"{key!r} is already used by {table[key].file}; each variant of a family needs its own",
+                )
+            else:
+                table[key] = spec
+        for arch in variant.architectures:
+            if arch.name in archs and archs[arch.name][0] != arch:
+                other = archs[arch.name][1]
+                diagnostics.add(
+                    spec.where(("architectures", arch.name)),
+                    f"architectures.{arch.name}",
+                    f"also declared by {other.file} with a different entry; one architecture has one "
+                    "registry entry (delete it in the child with `!delete`, or rename it)",
+                )
+            archs.setdefault(arch.name, (arch, spec))
+
+
+def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:
+    """Everything up to the typed model, or SpecError with every problem found."""
+    diagnostics = Diagnostics()
+    resolver = Resolver(diagnostics)
+    for path in spec_paths:
+        if not path.is_file():
+            candidates = sorted(p.name for p in path.parent.glob("*.yaml")) if path.parent.is_dir() else []
+            raise UsageError(f"no such spec file: {path}" + did_you_mean(path.name, candidates))
+    requested = {p.resolve() for p in spec_paths}
+    resolved: dict[Path, ResolvedSpec] = {}
+    for path in _discover(spec_paths):
+        # A broken sibling is reported with everything else: it may belong to the family.
+        spec = resolver.resolve(path)
+        if spec is not None:
+            resolved[path] = spec
+    for spec in resolved.values():
+        validate_spec(spec, diagnostics)
+    if diagnostics:
+        raise SpecError(diagnostics.items)
+
+    roots = {_root_of(resolved[p]) for p in resolved if p in requested}
+    families: list[FamilyInputs] = []
+    for root in sorted(roots):
+        members = [s for s in resolved.values() if _root_of(s) == root]
+        members.sort(key=lambda s: (len(s.lineage), s.document.file))
+        variants: list[Variant] = []
+        for spec in members:
+            parent = spec.lineage[-2] if len(spec.lineage) > 1 else None
+            parent_spec = resolved.get(parent.path) if parent is not None else None
+            ancestors = tuple(
+                resolved[doc.path].data for doc in reversed(spec.lineage[:-1]) if doc.path in resolved
+            )
+            variants.append(
+                Variant.parse(
+                    spec.data,
+                    spec.file,
+                    parent_spec.data["variant"]["name"] if parent_spec is not None else None,
+                    ancestors,
+                )
+            )
+        _family_checks(members, variants, diagnostics)
+        if diagnostics:
+            raise SpecError(diagnostics.items)
+        families.append(FamilyInputs(Family(variants[0].name, tuple(variants)), tuple(members)))
+    return families
+
+
+class UsageError(Exception):
+    """Bad command-line input (exit code 2), as opposed to a bad spec (exit code 1)."""

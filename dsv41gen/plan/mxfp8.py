@@ -1,0 +1,385 @@
+"""Plan for the Triton MX quantization emitter (MXFP8: e4m3 values, E8M0 scales).
+
+Every number the generated kernels use is decided here, in Python, from the typed ``MxFormat``;
+the templates only print what this plan holds. The arithmetic the plan encodes is exact by
+construction, so the same code path is bit-exact in the Triton interpreter and on the GPU:
+
+* Input is widened to fp32 *bit patterns* (bf16 through ``int16 << 16``), never through a
+  float conversion that may mishandle subnormals.
+* ``amax`` is an integer max over ``bits & 0x7FFFFFFF``: positive floats order like their bit
+  patterns, NaN sorts above inf, so non-finite blocks are detected in the same reduction.
+* The shared exponent ``sb = clamp(ceil(log2(amax / value_max)) + bias)`` is computed from the
+  exponent and mantissa fields of ``amax`` (no log2, no division): ``amax <= value_max * 2^n``
+  holds for the smallest ``n`` by comparing the mantissa with value_max's mantissa.
+* The reciprocal ``2^(bias - sb)`` is assembled from exponent bits. Finite inputs reach only
+  ``sb <= 247`` (NaN ``amax`` 248), so it is a normal fp32 for every reachable ``sb``.
+* Rounding to the value grid is done on integers (normal range: add half-ulp-minus-one plus the
+  kept LSB, shift) or by one fp32 add of a normal magic constant (subnormal range), and the code
+  byte is stored as uint8: no float -> fp8 cast, whose interpreter emulation is inexact.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import struct
+from dataclasses import dataclass
+
+from dsv41gen.model import (
+    AmaxFloor,
+    MxFormat,
+    ScalarType,
+    ScaleEncoding,
+    ScaleLayout,
+    ScalingForm,
+)
+
+FP32_BIAS = 127
+FP32_MANT_BITS = 23
+
+
+@dataclass(frozen=True)
+class ValueFormat:
+    """Bit layout of a narrow float value type (OCP fp8 'fn' style: no inf, one NaN code)."""
+
+    exp_bits: int
+    mant_bits: int
+    exp_bias: int
+    max_finite: float
+    torch_dtype: str
+
+
+# The value types this emitter can produce. E4M3FN: bias 7, no infinities, S.1111.111 is NaN.
+VALUE_FORMATS: dict[ScalarType, ValueFormat] = {
+    ScalarType.FLOAT8_E4M3FN: ValueFormat(
+        exp_bits=4, mant_bits=3, exp_bias=7, max_finite=448.0, torch_dtype="torch.float8_e4m3fn"
+    ),
+}
+
+
+class Widen(enum.Enum):
+    """How the quantize kernel turns one loaded input element into fp32 bits."""
+
+    BF16_BITS = "bf16_bits"  # load the int16 view, shift into the high half of an int32
+    FP16_CONVERT = "fp16_convert"  # fp16 -> fp32 is exact (every fp16 is a normal fp32)
+    FP32_BITS = "fp32_bits"  # load the int32 view
+
+
+class Narrow(enum.Enum):
+    """How the dequantize kernel stores an fp32 result into the output dtype."""
+
+    BF16_BITS = "bf16_bits"  # round-to-nearest-even on the bit pattern, store the int16 view
+    FP16_CONVERT = "fp16_convert"  # fp32 -> fp16 conversion (RNE on both targets)
+    FP32_BITS = "fp32_bits"  # store as is
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A module-level ``tl.constexpr`` of the generated kernel module."""
+
+    name: str
+    literal: str  # Python literal, already formatted as ruff would
+    source: str  # the spec field (or format fact) it comes from, printed as a comment
+
+
+@dataclass(frozen=True)
+class IoDtype:
+    torch_dtype: str  # e.g. "torch.bfloat16"
+    kind: int  # the constexpr the kernel dispatches on
+    kind_name: str  # name of that constexpr, e.g. "DTYPE_BF16"
+    view: str | None  # torch dtype the launcher views the tensor as (None: pass as is)
+    widen: Widen
+    narrow: Narrow
+
+
+class LayoutForm(enum.Enum):
+    ROW_MAJOR = "row_major"  # scales[..., m, k // 32]
+    TILED = "tiled"  # 128x4 tiles of 512 contiguous bytes, (m % 32) * 16 + (m // 32) * 4 + k % 4
+
+
+@dataclass(frozen=True)
+class LayoutPlan:
+    name: str  # the string users pass: "row_major" / "swizzled_128x4"
+    form: LayoutForm
+    kind: int
+    kind_name: str  # constexpr name, e.g. "LAYOUT_ROW_MAJOR"
+    row_tile: int  # scale rows are padded to a multiple of this (1: no padding)
+    col_tile: int  # scale columns are padded to a multiple of this
+
+
+@dataclass(frozen=True)
+class Mxfp8Plan:
+    module_name: str
+    reference_module_name: str
+    format_name: str
+    block_size: int
+    value_dtype: str  # torch dtype of xq
+    value_max: float
+    value_mant_bits: int
+    value_exp_bias: int
+    value_min_normal_exp: int  # e4m3: -6
+    value_min_subnormal_exp: int  # e4m3: -9
+    value_nan_code: int  # 0x7F
+    scale_dtype: str  # torch dtype of scales
+    scale_bias: int
+    scale_min: int
+    scale_max: int
+    scale_nan: int  # E8M0 NaN code, used for blocks holding NaN or +-inf
+    reachable_scale_max: int  # largest sb a finite block produces (247 for e4m3 / 448)
+    reachable_scale_max_nan: int  # largest clamped sb any input produces before the NaN select
+    constants: tuple[Constant, ...]
+    reference_constants: tuple[Constant, ...]
+    dtypes: tuple[IoDtype, ...]
+    layouts: tuple[LayoutPlan, ...]
+    block_m: int
+    block_k: int
+    num_warps: int
+    max_grid_batch: int  # CUDA grid dimension z limit (batch axis)
+    # documented round-trip bound: |dq - x| <= max(|x| * 2^-rel_exp, 2^(sb - bias + abs_exp))
+    round_trip_rel_exp: int
+    round_trip_abs_exp: int
+
+
+def _hex(value: int) -> str:
+    """Hex literal the way ruff format writes it (lowercase prefix, uppercase digits)."""
+    if value < 0:
+        return "-0x" + format(-value, "X")
+    return "0x" + format(value, "X")
+
+
+def _float_literal(value: float) -> str:
+    return repr(float(value))
+
+
+def _fp32_bits(value: float) -> int:
+    (bits,) = struct.unpack("<I", struct.pack("<f", value))
+    return bits
+
+
+def _is_pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def plan_mxfp8(
+    fmt: MxFormat, module_name: str, reference_module_name: str | None = None
+) -> Mxfp8Plan:
+    """Turn the typed MX format into everything the kernel and reference templates print.
+
+    Raises ``ValueError`` for a format this emitter cannot generate exactly (validation should
+    have rejected it earlier; the checks here keep the planner's own assumptions explicit).
+    """
+    if fmt.scaling is not ScalingForm.MULTIPLY_RECIPROCAL:  # pragma: no cover - enum has one member
+        raise ValueError(f"{fmt.name}: scaling must be multiply_reciprocal")
+    if fmt.scale_encoding is not ScaleEncoding.E8M0 or fmt.scale_dtype is not ScalarType.UINT8:
+        raise ValueError(f"{fmt.name}: only E8M0 scales stored as uint8 are supported")
+    if fmt.amax_floor is not AmaxFloor.FP32_TINY:  # pragma: no cover - enum has one member
+        raise ValueError(f"{fmt.name}: amax_floor must be fp32_tiny")
+    if fmt.value_dtype not in VALUE_FORMATS:
+        raise ValueError(f"{fmt.name}: value_dtype {fmt.value_dtype.value} is not supported")
+    vf = VALUE_FORMATS[fmt.value_dtype]
+    if fmt.value_max != vf.max_finite:
+        raise ValueError(
+            f"{fmt.name}: value_max {fmt.value_max} must be the largest finite "
+            f"{fmt.value_dtype.value} ({vf.max_finite})"
+        )
+    if fmt.block_size != 32:
+        # The swizzled layout and the kernels' [rows, blocks, 32] tiles assume 32-wide blocks.
+        raise ValueError(f"{fmt.name}: block_size must be 32, got {fmt.block_size}")
+    e8m0_nan = (1 << 8) - 1
+    if not (0 <= fmt.scale_min <= fmt.scale_max < e8m0_nan):
+        raise ValueError(
+            f"{fmt.name}: scale clamp must lie in [0, 254], got [{fmt.scale_min}, {fmt.scale_max}]"
+        )
+    if fmt.scale_bias != FP32_BIAS:
+        # 2^(bias - sb) is assembled as fp32 exponent bits; the subnormal-safety argument below
+        # is worked out for the fp32 bias.
+        raise ValueError(f"{fmt.name}: scale_bias must be 127, got {fmt.scale_bias}")
+    launch = fmt.launch
+    if not (
+        _is_pow2(launch.block_m) and _is_pow2(launch.block_k) and launch.block_k >= fmt.block_size
+    ):
+        raise ValueError(
+            f"{fmt.name}: launch.block_m and launch.block_k must be powers of two, block_k >= 32"
+        )
+    if not _is_pow2(launch.num_warps) or launch.num_warps > 32:
+        raise ValueError(f"{fmt.name}: launch.num_warps must be a power of two <= 32")
+
+    # value_max = vm_mant * 2^vm_exp with vm_mant in [1, 2).
+    vm_mant, vm_exp2 = math.frexp(fmt.value_max)  # vm_mant in [0.5, 1)
+    vm_exp = vm_exp2 - 1
+    vm_mant_field = _fp32_bits(fmt.value_max) & ((1 << FP32_MANT_BITS) - 1)
+    # sb = n + bias with n the smallest integer such that amax <= value_max * 2^n. With
+    # amax = (1 + f) * 2^(E - 127): n = E - 127 - vm_exp, plus one when f > value_max's fraction.
+    sb_offset = fmt.scale_bias - FP32_BIAS - vm_exp
+
+    def sb_of(biased_exp: int, mant_field: int) -> int:
+        raw = biased_exp + sb_offset + (1 if mant_field > vm_mant_field else 0)
+        return min(max(raw, fmt.scale_min), fmt.scale_max)
+
+    # Largest finite amax: biased exponent 254; NaN amax: biased exponent 255, any mantissa.
+    reachable_max = sb_of(254, (1 << FP32_MANT_BITS) - 1)
+    reachable_max_nan = sb_of(255, (1 << FP32_MANT_BITS) - 1)
+    rescale_exp_base = FP32_BIAS + fmt.scale_bias  # bits of 2^(bias - sb) = (base - sb) << 23
+    # Subnormal safety of the reciprocal: its biased exponent must be >= 1 for every sb the
+    # kernel can compute (the NaN select happens after the multiply).
+    if rescale_exp_base - max(reachable_max, reachable_max_nan) < 1:
+        raise ValueError(f"{fmt.name}: 2^(bias - sb) would be subnormal for a reachable sb")
+
+    min_normal_exp = 1 - vf.exp_bias  # e4m3: -6
+    min_sub_exp = min_normal_exp - vf.mant_bits  # e4m3: -9
+    round_shift = FP32_MANT_BITS - vf.mant_bits  # 20
+    rebias = (FP32_BIAS - vf.exp_bias) << FP32_MANT_BITS  # fp32 exponent 121 <-> e4m3 exponent 1
+    # |v| + 2^(23 + min_sub_exp) rounds |v| to a multiple of 2^min_sub_exp (RNE, one fp32 add)
+    magic = math.ldexp(1.0, FP32_MANT_BITS + min_sub_exp)
+    value_sign = 1 << (vf.exp_bits + vf.mant_bits)
+    value_nan = value_sign - 1  # S.1111.111 without the sign
+
+    sec = f"quantization.{fmt.name}"
+    src_vd = f"{sec}.value_dtype"
+    c = [
+        Constant("BLOCK_SIZE", str(fmt.block_size), f"{sec}.block_size"),
+        Constant("FP32_ABS_MASK", _hex(0x7FFFFFFF), "fp32 format: all bits but the sign"),
+        Constant("FP32_MANT_BITS", str(FP32_MANT_BITS), "fp32 format"),
+        Constant("FP32_MANT_MASK", _hex((1 << FP32_MANT_BITS) - 1), "fp32 format"),
+        Constant(
+            "FP32_NONFINITE_BITS", _hex(0x7F800000), "fp32 format: |x| bits >= this is inf or NaN"
+        ),
+        Constant(
+            "AMAX_FLOOR_BITS",
+            _hex(1 << FP32_MANT_BITS),
+            f"{sec}.amax_floor (fp32_tiny = 2^-126)",
+        ),
+        Constant(
+            "VALUE_MAX_MANT",
+            _hex(vm_mant_field),
+            f"{sec}.value_max ({fmt.value_max:g} = {vm_mant * 2:g} * 2^{vm_exp}): fraction bits",
+        ),
+        Constant(
+            "SCALE_OFFSET",
+            str(sb_offset),
+            f"{sec}.scale.bias - 127 - floor(log2({sec}.value_max))",
+        ),
+        Constant("SCALE_MIN", str(fmt.scale_min), f"{sec}.scale.min"),
+        Constant("SCALE_MAX", str(fmt.scale_max), f"{sec}.scale.max"),
+        Constant("SCALE_NAN", str(e8m0_nan), f"{sec}.scale.encoding: the E8M0 NaN code"),
+        Constant(
+            "RESCALE_EXP_BASE",
+            str(rescale_exp_base),
+            f"127 + {sec}.scale.bias: bits of 2^(bias - sb) are (base - sb) << 23",
+        ),
+        Constant(
+            "VALUE_MIN_NORMAL_BITS",
+            _hex((FP32_BIAS + min_normal_exp) << FP32_MANT_BITS),
+            f"{src_vd}: smallest normal 2^{min_normal_exp} as fp32 bits",
+        ),
+        Constant("VALUE_ROUND_SHIFT", str(round_shift), f"{src_vd}: 23 - mantissa bits"),
+        Constant(
+            "VALUE_ROUND_HALF",
+            _hex((1 << (round_shift - 1)) - 1),
+            f"{src_vd}: half an ulp minus one",
+        ),
+        Constant("VALUE_REBIAS_BITS", _hex(rebias), f"{src_vd}: (127 - exponent bias) << 23"),
+        Constant(
+            "VALUE_SUBNORMAL_MAGIC",
+            _float_literal(magic),
+            f"{src_vd}: 2^(23 + {min_sub_exp}), its ulp is the smallest subnormal",
+        ),
+        Constant(
+            "VALUE_SUBNORMAL_MAGIC_BITS", _hex(_fp32_bits(magic)), f"{src_vd}: bits of the magic"
+        ),
+        Constant("VALUE_SIGN", _hex(value_sign), f"{src_vd}: sign bit of a code"),
+        Constant(
+            "VALUE_SIGN_SHIFT",
+            str(31 - vf.exp_bits - vf.mant_bits),
+            f"{src_vd}: fp32 sign bit -> code sign bit",
+        ),
+        Constant(
+            "VALUE_MIN_NORMAL_CODE",
+            _hex(1 << vf.mant_bits),
+            f"{src_vd}: codes below this are subnormal",
+        ),
+        Constant(
+            "VALUE_MAG_MASK", _hex(value_sign - 1), f"{src_vd}: all bits of a code but the sign"
+        ),
+        Constant("VALUE_NAN", _hex(value_nan), f"{src_vd}: the NaN code (no infinities)"),
+        Constant(
+            "VALUE_SUBNORMAL_STEP",
+            _float_literal(math.ldexp(1.0, min_sub_exp)),
+            f"{src_vd}: 2^{min_sub_exp}, the smallest subnormal",
+        ),
+        Constant("FP32_BIAS", str(FP32_BIAS), "fp32 format"),
+        Constant("FP32_QNAN_BITS", _hex(0x7FC00000), "fp32 format: the quiet NaN torch produces"),
+        Constant("SCALE_BIAS", str(fmt.scale_bias), f"{sec}.scale.bias"),
+        Constant("BF16_SHIFT", "16", "bf16 is the high half of an fp32"),
+        Constant("BF16_ROUND_HALF", _hex(0x7FFF), "bf16 narrowing: half an ulp minus one"),
+    ]
+    if ScaleLayout.SWIZZLED_128X4 in fmt.layouts:
+        c += [
+            Constant("SWIZZLE_ROWS", "128", f"{sec}.layouts: swizzled_128x4 tile rows"),
+            Constant("SWIZZLE_COLS", "4", f"{sec}.layouts: swizzled_128x4 tile columns"),
+            Constant(
+                "SWIZZLE_ROW_GROUP", "32", "swizzled_128x4: rows m and m + 32 are 16 bytes apart"
+            ),
+            Constant("SWIZZLE_TILE_BYTES", "512", "swizzled_128x4: bytes per 128x4 tile"),
+        ]
+    ref = [
+        Constant("BLOCK_SIZE", str(fmt.block_size), f"{sec}.block_size"),
+        Constant("VALUE_DTYPE", vf.torch_dtype, src_vd),
+        Constant("VALUE_MAX", _float_literal(fmt.value_max), f"{sec}.value_max"),
+        Constant("SCALE_BIAS", str(fmt.scale_bias), f"{sec}.scale.bias"),
+        Constant("SCALE_MIN", str(fmt.scale_min), f"{sec}.scale.min"),
+        Constant("SCALE_MAX", str(fmt.scale_max), f"{sec}.scale.max"),
+        Constant("SCALE_NAN", str(e8m0_nan), f"{sec}.scale.encoding: the E8M0 NaN code"),
+    ]
+
+    dtypes = (
+        IoDtype(
+            "torch.bfloat16", 0, "DTYPE_BF16", "torch.int16", Widen.BF16_BITS, Narrow.BF16_BITS
+        ),
+        IoDtype("torch.float16", 1, "DTYPE_FP16", None, Widen.FP16_CONVERT, Narrow.FP16_CONVERT),
+        IoDtype("torch.float32", 2, "DTYPE_FP32", "torch.int32", Widen.FP32_BITS, Narrow.FP32_BITS),
+    )
+    layout_tiles = {ScaleLayout.ROW_MAJOR: (1, 1), ScaleLayout.SWIZZLED_128X4: (128, 4)}
+    if not fmt.layouts or len(set(fmt.layouts)) != len(fmt.layouts):
+        raise ValueError(f"{fmt.name}: layouts must be a non-empty list without repeats")
+    layouts = tuple(
+        LayoutPlan(
+            name=layout.value,
+            form=LayoutForm.ROW_MAJOR if layout is ScaleLayout.ROW_MAJOR else LayoutForm.TILED,
+            kind=i,
+            kind_name="LAYOUT_" + layout.value.upper(),
+            row_tile=layout_tiles[layout][0],
+            col_tile=layout_tiles[layout][1],
+        )
+        for i, layout in enumerate(fmt.layouts)
+    )
+    return Mxfp8Plan(
+        module_name=module_name,
+        reference_module_name=reference_module_name or module_name + "_reference",
+        format_name=fmt.name,
+        block_size=fmt.block_size,
+        value_dtype=vf.torch_dtype,
+        value_max=fmt.value_max,
+        value_mant_bits=vf.mant_bits,
+        value_exp_bias=vf.exp_bias,
+        value_min_normal_exp=min_normal_exp,
+        value_min_subnormal_exp=min_sub_exp,
+        value_nan_code=value_nan,
+        scale_dtype="torch.uint8",
+        scale_bias=fmt.scale_bias,
+        scale_min=fmt.scale_min,
+        scale_max=fmt.scale_max,
+        scale_nan=e8m0_nan,
+        reachable_scale_max=reachable_max,
+        reachable_scale_max_nan=reachable_max_nan,
+        constants=tuple(c),
+        reference_constants=tuple(ref),
+        dtypes=dtypes,
+        layouts=layouts,
+        block_m=launch.block_m,
+        block_k=launch.block_k,
+        num_warps=launch.num_warps,
+        max_grid_batch=65535,
+        round_trip_rel_exp=vf.mant_bits + 1,
+        round_trip_abs_exp=min_sub_exp - 1,
+    )

@@ -1,0 +1,69 @@
+"""Registry tables and the vLLM plugin hook."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import Family, RegistryTable
+from .sources import SourceMap
+
+# Target architectures are the ones a user serves; the plugin registers those. Draft models are
+# looked up by the speculative config, which vLLM resolves through its own table.
+TARGET_TABLES = (RegistryTable.TEXT_GENERATION, RegistryTable.MULTIMODAL)
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    architecture: str
+    module: str
+    class_name: str
+    variant: str
+    source: str
+
+    @property
+    def target(self) -> str:
+        return f"{self.module}:{self.class_name}"
+
+
+@dataclass(frozen=True)
+class RegistryTablePlan:
+    name: str  # the public name in the generated module, e.g. TEXT_GENERATION_MODELS
+    engine_name: str  # the dict in vLLM's registry.py
+    entries: tuple[RegistryEntry, ...]
+
+
+@dataclass(frozen=True)
+class RegistryPlan:
+    family: str
+    variants: tuple[str, ...]
+    tables: tuple[RegistryTablePlan, ...]
+    target_tables: tuple[str, ...]
+
+
+def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:
+    tables = []
+    for table in RegistryTable:
+        entries = tuple(
+            RegistryEntry(arch.name, arch.module, arch.class_name, v.name, sources.ref(v.name, "architectures", arch.name))
+            for v in family.variants
+            for arch in v.architectures
+            if arch.registry is table
+        )
+        tables.append(RegistryTablePlan(table.value.upper() + "_MODELS", table.dict_name, entries))
+    return RegistryPlan(
+        family=family.name,
+        variants=tuple(v.name for v in family.variants),
+        tables=tuple(tables),
+        target_tables=tuple(t.value.upper() + "_MODELS" for t in TARGET_TABLES),
+    )
+
+
+def plan_files(family: Family, sources: SourceMap, package: str):
+    from . import OutputFile
+
+    plan = plan_registry(family, sources)
+    return [
+        OutputFile(f"{package}/registry.py", "python/registry.py.j2", (("plan", plan),)),
+        OutputFile(f"{package}/__init__.py", "python/package_init.py.j2", (("plan", plan),)),
+        OutputFile(f"{package}/_binding.py", "python/binding.py.j2", (("plan", plan),)),
+    ]

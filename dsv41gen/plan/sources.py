@@ -1,0 +1,24 @@
+"""Where each planned value comes from, for the source-map comments in generated files.
+
+A comment names the spec file and the dotted field (``spec: deepseek_v41.yaml
+attention_backends.DeepseekV41IndexerBackend.kernel_block_sizes``) rather than a line number,
+so an unrelated edit that shifts lines in a spec does not touch every generated file;
+``dsv41gen why`` turns it back into file:line.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+
+from ..resolve import ResolvedSpec
+
+
+class SourceMap:
+    def __init__(self, specs_by_variant: dict[str, ResolvedSpec]):
+        self._specs = specs_by_variant
+
+    def ref(self, variant: str, *path: object) -> str:
+        """'deepseek_v41.yaml attention_backends.X.kernel_block_sizes': the file that wrote it."""
+        spec = self._specs[variant]
+        location = spec.where(tuple(path))
+        return f"{PurePosixPath(location.file).name} {'.'.join(str(p) for p in path)}"
