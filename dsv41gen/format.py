@@ -38,13 +38,15 @@ def format_python(sources: dict[str, str]) -> dict[str, str]:
             path = root / f"f{i}.py"
             path.write_text(text, encoding="utf-8")
             names[key] = path
-        result = subprocess.run(
-            [_ruff(), "format", *RUFF_ARGS, str(root)], capture_output=True, text=True, check=False
-        )
-        if result.returncode != 0:
-            raise FormatError(
-                "ruff could not format the generated Python (a template bug):\n" + result.stderr.strip()
+        # Import order is ruff's too (rule I), so templates need not sort what the planner emits.
+        for command in (["check", "--select", "I", "--fix", "--exit-zero"], ["format"]):
+            result = subprocess.run(
+                [_ruff(), *command, *RUFF_ARGS, str(root)], capture_output=True, text=True, check=False
             )
+            if result.returncode != 0:
+                raise FormatError(
+                    "ruff could not format the generated Python (a template bug):\n" + result.stderr.strip()
+                )
         formatted = dict(sources)
         for key, path in names.items():
             formatted[key] = path.read_text(encoding="utf-8")

@@ -32,10 +32,18 @@ class FamilyPlan:
 
 
 def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
-    from . import registry
+    from . import backends, binding, registry
 
     package = family.name
     files: list[OutputFile] = []
     files += registry.plan_files(family, sources, package)
+    files.append(
+        OutputFile(f"{package}/_binding.py", "python/binding.py.j2", (("plan", binding.plan_binding(family, sources)),))
+    )
+    files.append(
+        OutputFile(
+            f"{package}/backends.py", "python/backends.py.j2", (("plan", backends.plan_backends(family, sources)),)
+        )
+    )
     files.sort(key=lambda f: f.path)
     return FamilyPlan(family, tuple(files))

@@ -65,5 +65,4 @@ def plan_files(family: Family, sources: SourceMap, package: str):
     return [
         OutputFile(f"{package}/registry.py", "python/registry.py.j2", (("plan", plan),)),
         OutputFile(f"{package}/__init__.py", "python/package_init.py.j2", (("plan", plan),)),
-        OutputFile(f"{package}/_binding.py", "python/binding.py.j2", (("plan", plan),)),
     ]

@@ -1,0 +1,152 @@
+"""Attention backend subclasses: each class overrides only what its spec changes.
+
+A backend whose parent is another backend of the family inherits everything it does not
+state; a stated value equal to the inherited one is not emitted either (no redundant override).
+Capability families that resolve to the default block sizes are folded into the default, so
+the generated lookup has no branch that returns what the fallback returns anyway.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import AttentionBackend, BackendKind, Family, KernelBlockSizes
+from .sources import SourceMap
+
+
+@dataclass(frozen=True)
+class BlockSizesPlan:
+    by_family: tuple[tuple[int, tuple[int, ...]], ...]  # (family number, sizes), only where != default
+    default: tuple[int, ...]
+    note: str | None
+    source: str
+
+
+@dataclass(frozen=True)
+class BackendClassPlan:
+    class_name: str
+    parent: str
+    variant: str
+    source: str
+    name: str  # get_name() always differs: registered names are unique
+    block_sizes: BlockSizesPlan | None  # None: inherited
+    rocm_query_lens_mismatch: str | None  # source ref when overridden
+    kv_cache_layouts: tuple[str, ...] | None
+    kv_cache_layouts_source: str | None
+    inherited: tuple[str, ...]  # what the class takes from its parent, for the docstring
+
+
+@dataclass(frozen=True)
+class SparseMlaPlan:
+    name: str
+    variant: str
+    block_sizes: BlockSizesPlan
+
+
+@dataclass(frozen=True)
+class BackendsPlan:
+    family: str
+    classes: tuple[BackendClassPlan, ...]
+    sparse_mla: tuple[SparseMlaPlan, ...]
+    engine_parents: tuple[str, ...]
+    uses_rocm: bool
+
+
+def _block_sizes(sizes: KernelBlockSizes, source: str) -> BlockSizesPlan:
+    by_family = tuple(
+        (int(family.value[2:]), values) for family, values in sizes.by_family if values != sizes.default
+    )
+    return BlockSizesPlan(by_family, sizes.default, sizes.note, source)
+
+
+def _unique_backends(family: Family) -> list[tuple[str, AttentionBackend]]:
+    """(declaring variant, backend) once per key; a child that inherits an entry unchanged does
+    not emit it again (validation already rejected two different entries under one key)."""
+    seen: dict[str, AttentionBackend] = {}
+    ordered = []
+    for variant in family.variants:
+        for backend in variant.backends:
+            if backend.key in seen:
+                continue
+            seen[backend.key] = backend
+            ordered.append((variant.name, backend))
+    return ordered
+
+
+def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
+    unique = _unique_backends(family)
+    by_key = {b.key: b for _, b in unique}
+
+    def effective(key: str, field: str):
+        backend = by_key.get(key)
+        while backend is not None:
+            value = getattr(backend, field)
+            if value is not None:
+                return value
+            backend = by_key.get(backend.parent) if backend.parent else None
+        return None
+
+    classes, sparse = [], []
+    for variant, backend in unique:
+        ref = sources.ref
+        here = ("attention_backends", backend.key)
+        if backend.kind is BackendKind.SPARSE_MLA:
+            sparse.append(
+                SparseMlaPlan(
+                    backend.name,
+                    variant,
+                    _block_sizes(backend.kernel_block_sizes, ref(variant, *here, "kernel_block_sizes")),
+                )
+            )
+            continue
+        inherited_from_family = backend.parent in by_key
+
+        def overrides(field: str) -> bool:
+            mine = getattr(backend, field)
+            if mine is None:
+                return False
+            return not inherited_from_family or mine != effective(backend.parent, field)
+
+        block = (
+            _block_sizes(backend.kernel_block_sizes, ref(variant, *here, "kernel_block_sizes"))
+            if overrides("kernel_block_sizes")
+            else None
+        )
+        rocm = (
+            ref(variant, *here, "supports_device_cpu_query_lens_mismatch_on_rocm")
+            if overrides("supports_device_cpu_query_lens_mismatch_on_rocm")
+            and backend.supports_device_cpu_query_lens_mismatch_on_rocm
+            else None
+        )
+        layouts = backend.supported_kv_cache_layouts if overrides("supported_kv_cache_layouts") else None
+        inherited = tuple(
+            label
+            for label, present in (
+                ("get_supported_kernel_block_sizes", block is not None),
+                ("supports_device_cpu_query_lens_mismatch", rocm is not None),
+                ("supported_kv_cache_layouts", layouts is not None),
+            )
+            if not present and inherited_from_family
+        )
+        classes.append(
+            BackendClassPlan(
+                class_name=backend.key,
+                parent=backend.parent,
+                variant=variant,
+                source=ref(variant, *here),
+                name=backend.name,
+                block_sizes=block,
+                rocm_query_lens_mismatch=rocm,
+                kv_cache_layouts=layouts,
+                kv_cache_layouts_source=ref(variant, *here, "supported_kv_cache_layouts") if layouts else None,
+                inherited=inherited,
+            )
+        )
+    parents = tuple(sorted({c.parent for c in classes if c.parent not in by_key}))
+    return BackendsPlan(
+        family=family.name,
+        classes=tuple(classes),
+        sparse_mla=tuple(sparse),
+        engine_parents=parents,
+        uses_rocm=any(c.rocm_query_lens_mismatch for c in classes),
+    )

@@ -1,0 +1,24 @@
+"""Where vLLM 0.33.0 keeps the things generated code binds to.
+
+These are facts about the engine, not about a model variant, so they live here rather than in
+every spec. The generated ``_binding.py`` imports them when vLLM is importable and defines
+stand-ins with the same names and behaviour otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+VLLM_VERSION = "0.33.0"
+
+
+@dataclass(frozen=True)
+class EngineImport:
+    module: str
+    name: str
+
+
+MODEL_REGISTRY = EngineImport("vllm", "ModelRegistry")
+CURRENT_PLATFORM = EngineImport("vllm.platforms", "current_platform")
+CUDA_GRAPH_MODE = EngineImport("vllm.config.compilation", "CUDAGraphMode")
+KV_SPEC_MODULE = "vllm.v1.kv_cache_interface"
