@@ -29,6 +29,7 @@ MAX_DEPTH = 32
 MAX_FILE_BYTES = 1 << 20
 
 DELETE_TAG = "!delete"
+_YAML_TAG_PREFIX = "tag:yaml.org,2002:"
 _PLAIN_TAGS = {
     "tag:yaml.org,2002:str",
     "tag:yaml.org,2002:int",
@@ -107,9 +108,11 @@ class _Converter:
         if self.expanded > MAX_EXPANDED_NODES:
             if not self.exhausted:
                 self.exhausted = True
+                # Reported at the top-level key whose value blew up: the alias that did it
+                # has no position of its own once composed.
                 self.diagnostics.add(
-                    self.location(node),
-                    dotted(path),
+                    self.key_positions.get(path[:1], self.location(node)),
+                    dotted(path[:1]),
                     f"the document expands to more than {MAX_EXPANDED_NODES} nodes once YAML "
                     "aliases are followed (an alias bomb?); write the values out or use fewer "
                     "aliases",
@@ -119,6 +122,16 @@ class _Converter:
             self.diagnostics.add(self.location(node), dotted(path), f"nesting deeper than {MAX_DEPTH} levels")
             return None
         self.positions[path] = self.location(node)
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+            # A tag on a collection would otherwise be ignored: `x: !!python/object/apply:os.system
+            # [cmd]` must not load as a plain list, nor `x: !delete {a: 1}` as a mapping.
+            plain = "tag:yaml.org,2002:map" if isinstance(node, yaml.MappingNode) else "tag:yaml.org,2002:seq"
+            if node.tag == DELETE_TAG:
+                self.diagnostics.add(self.location(node), dotted(path), "`!delete` takes no value: write `key: !delete`")
+                return DELETE
+            if node.tag != plain:
+                self.diagnostics.add(self.location(node), dotted(path), _tag_message(node.tag))
+                return None
         if isinstance(node, yaml.MappingNode):
             return self.mapping(node, path, depth)
         if isinstance(node, yaml.SequenceNode):
@@ -164,13 +177,16 @@ class _Converter:
                 self.diagnostics.add(self.location(node), dotted(path), "`!delete` takes no value: write `key: !delete`")
             return DELETE
         if node.tag not in _PLAIN_TAGS:
-            self.diagnostics.add(
-                self.location(node),
-                dotted(path),
-                f"unsupported YAML tag {node.tag!r}; the only tag a spec may use is `!delete`",
-            )
+            self.diagnostics.add(self.location(node), dotted(path), _tag_message(node.tag))
             return None
         return self.constructor.construct_object(node)
+
+
+def _tag_message(tag: str) -> str:
+    if tag == "tag:yaml.org,2002:timestamp":
+        return "YAML reads this value as a date/time, which a spec has no use for; quote it if it is a string"
+    shown = "!!" + tag[len(_YAML_TAG_PREFIX):] if tag.startswith(_YAML_TAG_PREFIX) else tag
+    return f"unsupported YAML tag {shown!r}; the only tag a spec may use is `!delete`"
 
 
 def load_document(path: Path, diagnostics: Diagnostics) -> LoadedDocument | None:
@@ -204,10 +220,14 @@ def load_document(path: Path, diagnostics: Diagnostics) -> LoadedDocument | None
         diagnostics.add(Location(file, 1, 1), "", "a spec file holds exactly one YAML document (a mapping)")
         return None
     converter = _Converter(file, diagnostics)
+    before = len(diagnostics.items)
     data = converter.convert(nodes[0], ())
     if not isinstance(data, dict):
         diagnostics.add(converter.location(nodes[0]), "", "the top level of a spec must be a mapping")
         return None
-    if converter.exhausted:
+    if len(diagnostics.items) != before:
+        # A document with load errors (a duplicate key, a bad tag, an alias bomb) is not
+        # validated: the placeholders left where the bad nodes were would only add confusing
+        # follow-on errors ("expected a string, got null") on top of the real one.
         return None
     return LoadedDocument(file, path.resolve(), text, data, converter.positions, converter.key_positions)
