@@ -94,14 +94,25 @@ def _merge(
             merged[key] = _merge(merged[key], value, here, child_doc, child_prov, provenance, diagnostics)
             provenance[here] = child_prov[here]
             continue
-        merged[key] = value
+        # A whole new value (or one replacing the parent's): nothing under it can be deleted.
+        merged[key] = _strip_deletes(
+            value, here, child_doc, diagnostics, "the parent spec has no such key"
+        )
         _drop_subtree(provenance, here)
         _copy_subtree(child_prov, provenance, here)
     return merged
 
 
-def _strip_deletes(value: object, path: Path_, doc: LoadedDocument, diagnostics: Diagnostics) -> object:
-    """A root spec has no parent, so a ``!delete`` in it can only be a mistake."""
+def _strip_deletes(
+    value: object,
+    path: Path_,
+    doc: LoadedDocument,
+    diagnostics: Diagnostics,
+    why: str = "this spec extends no parent",
+) -> object:
+    """Report and drop every ``!delete`` in a value that has nothing below it to delete from:
+    a root spec (no parent), or a subtree the parent lacks. Left in place, the marker would
+    reach validation as a value."""
     if isinstance(value, dict):
         kept = {}
         for key, item in value.items():
@@ -109,13 +120,24 @@ def _strip_deletes(value: object, path: Path_, doc: LoadedDocument, diagnostics:
                 diagnostics.add(
                     doc.where(path + (key,)),
                     dotted(path + (key,)),
-                    "`!delete` removes nothing: this spec extends no parent",
+                    f"`!delete` removes nothing: {why}",
                 )
                 continue
-            kept[key] = _strip_deletes(item, path + (key,), doc, diagnostics)
+            kept[key] = _strip_deletes(item, path + (key,), doc, diagnostics, why)
         return kept
     if isinstance(value, list):
-        return [_strip_deletes(item, path + (i,), doc, diagnostics) for i, item in enumerate(value)]
+        kept_items = []
+        for i, item in enumerate(value):
+            if item is DELETE:
+                diagnostics.add(
+                    doc.where(path + (i,)),
+                    dotted(path + (i,)),
+                    "`!delete` removes a mapping key; it cannot stand for a list item "
+                    "(a child's list replaces the parent's whole: write the list without it)",
+                )
+                continue
+            kept_items.append(_strip_deletes(item, path + (i,), doc, diagnostics, why))
+        return kept_items
     return value
 
 
