@@ -82,7 +82,8 @@ def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:
         spec = resolver.resolve(path)
         if spec is not None:
             resolved[path] = spec
-    for spec in resolved.values():
+    # Ancestors first: validate_spec reports an error a child merely inherits only once.
+    for spec in sorted(resolved.values(), key=lambda s: len(s.lineage)):
         validate_spec(spec, diagnostics)
     if diagnostics:
         raise SpecError(diagnostics.items)

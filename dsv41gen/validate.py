@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .errors import Diagnostics, did_you_mean, dotted
+from .errors import Diagnostic, Diagnostics, Location, did_you_mean, dotted
 from .load import Path_
 from .resolve import ResolvedSpec
 
@@ -73,17 +73,30 @@ def _pattern_help(pattern: str) -> str:
     return _PATTERN_HELP.get(pattern.split("$")[0], f"must match {pattern}")
 
 
-def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> int:
-    count = 0
+def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
+    """Report schema violations; return the field paths they were reported at."""
+    reported: list[Path_] = []
     for error in _validator().iter_errors(spec.data):
-        count += 1
         path = tuple(error.absolute_path)
         kind = error.validator
-        if kind == "additionalProperties":
+        if kind != "additionalProperties" and "propertyNames" not in error.schema_path:
+            reported.append(path)  # an unknown or badly named key leaves its siblings valid
+        if kind == "pattern" and "propertyNames" in error.schema_path:
+            # jsonschema reports a bad key at the mapping that holds it; point at the key.
+            key = error.instance
+            reported.append(path + (key,))
+            diagnostics.add(
+                spec.where(path + (key,)),
+                dotted(path + (key,)),
+                f"key {key!r} {_pattern_help(error.validator_value)}",
+            )
+        elif kind == "additionalProperties":
             allowed = sorted(error.schema.get("properties", {}))
+            what = "compute-capability family" if path[-1:] == ("by_capability_family",) else "field"
             for key in sorted(set(error.instance) - set(allowed)):
                 hint = did_you_mean(key, allowed) or (f"; allowed: {', '.join(allowed)}" if allowed else "")
-                diagnostics.add(spec.where(path + (key,)), dotted(path + (key,)), f"unknown field {key!r}{hint}")
+                reported.append(path + (key,))
+                diagnostics.add(spec.where(path + (key,)), dotted(path + (key,)), f"unknown {what} {key!r}{hint}")
         elif kind == "required":
             missing = error.message.split("'")[1] if "'" in error.message else error.message
             diagnostics.add(spec.where(path), dotted(path), f"missing required field {missing!r}")
@@ -123,7 +136,7 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> int:
             diagnostics.add(spec.where(path), dotted(path), "must not be empty")
         else:  # pragma: no cover - a schema keyword this table does not word yet
             diagnostics.add(spec.where(path), dotted(path), error.message)
-    return count
+    return reported
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,6 +149,10 @@ _RULES: list[Callable[[ResolvedSpec, Report], None]] = []
 def rule(function: Callable[[ResolvedSpec, Report], None]) -> Callable[[ResolvedSpec, Report], None]:
     _RULES.append(function)
     return function
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
 
 
 def _is_power_of_two(value: object) -> bool:
@@ -449,13 +466,14 @@ def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
         if maximum is None:
             continue
         sources = body.get("tokens_per_round", {}).get("sources", [])
-        per_round = next((hf[s] for s in sources if isinstance(hf.get(s), int) and hf[s] > 0), None)
-        if per_round is None:
+        source = next((s for s in sources if _is_count(hf.get(s))), None)
+        if source is None:
             continue
+        per_round = hf[source]
         if rules.get("divisibility") == "always" and maximum < per_round:
             report(
                 ("speculative", "methods", method, "num_speculative_tokens", "maximum"),
-                f"maximum {maximum} is below tokens per round ({per_round}, from hf_config): no "
+                f"maximum {maximum} is below tokens per round ({per_round}, hf_config.{source}): no "
                 f"num_speculative_tokens can be both <= {maximum} and divisible by {per_round}; "
                 f"raise the maximum to at least {per_round} or relax `divisibility`",
             )
@@ -468,10 +486,20 @@ def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
 
 
 def validate_spec(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
-    """Schema first; semantic rules after, skipping a rule that trips over malformed input."""
+    """Schema first; semantic rules after, skipping a rule that trips over malformed input.
+
+    Validate a family's ancestors before their children (the pipeline does): an error a child
+    inherits unchanged is then reported once, and an error that only the child's values cause
+    in an inherited field says which spec it is about.
+    """
+    diagnostics = _Inherited(spec, diagnostics)
     schema_errors = _schema_errors(spec, diagnostics)
+    malformed = [p for p in schema_errors if p]
 
     def report(path: Path_, message: str) -> None:
+        path = tuple(path)
+        if any(path[: len(bad)] == bad for bad in malformed):
+            return  # the schema already reported this field (or the section holding it)
         diagnostics.add(spec.where(path), dotted(path), message)
 
     for check in _RULES:
@@ -480,6 +508,21 @@ def validate_spec(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
         except (TypeError, KeyError, AttributeError, ValueError):
             if not schema_errors:
                 raise  # a well-formed spec must never trip a rule: that is a bug here
+
+
+class _Inherited:
+    """Adds diagnostics for one spec; marks those located in an ancestor's file."""
+
+    def __init__(self, spec: ResolvedSpec, diagnostics: Diagnostics):
+        self.spec = spec
+        self.diagnostics = diagnostics
+
+    def add(self, location: Location, path: str, message: str) -> None:
+        if location.file != self.spec.file:
+            if Diagnostic(location, path, message) in self.diagnostics.items:
+                return  # the ancestor itself has this error; the child only inherits it
+            message += f" (in {self.spec.file}, which inherits this value)"
+        self.diagnostics.add(location, path, message)
 
 
 def iter_rules() -> Iterator[str]:
