@@ -32,7 +32,7 @@ class FamilyPlan:
 
 
 def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
-    from . import backends, binding, registry
+    from . import backends, binding, registry, speculative
 
     package = family.name
     files: list[OutputFile] = []
@@ -45,5 +45,8 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
             f"{package}/backends.py", "python/backends.py.j2", (("plan", backends.plan_backends(family, sources)),)
         )
     )
+    spec_plan = speculative.plan_speculative(family, sources)
+    files.append(OutputFile(f"{package}/dispatch.py", "python/dispatch.py.j2", (("plan", spec_plan),)))
+    files.append(OutputFile(f"{package}/speculative.py", "python/speculative.py.j2", (("plan", spec_plan),)))
     files.sort(key=lambda f: f.path)
     return FamilyPlan(family, tuple(files))

@@ -63,7 +63,13 @@ Q_OP_SCHEMA = (
     "Tensor? fp8_scale=None, bool kv_mxfp8=False) -> ()"
 )
 DEBUG_GRID_SCHEMA = "_debug_set_grid(str grid) -> ()"
-GRID_CHOICES = ("rule", "warp_per_slot", "reduced")
+GRID_CHOICES = (("rule", "kRule"), ("warp_per_slot", "kWarpPerSlot"), ("reduced", "kReduced"))
+
+
+# No fast-math: the kernels spell every rounding with __f*_rn intrinsics anyway, and the
+# reference relies on IEEE sqrt / division.
+NVCC_FLAGS = ("-O3", "-std=c++17")
+ARCH_SPECIFIC_TARGETS = ("90", "100")  # sm_90a (Hopper), sm_100a (Blackwell)
 
 
 class RopeKvPlanError(ValueError):
@@ -138,7 +144,12 @@ class Instantiation:
 
     @property
     def key(self) -> tuple[str, int, bool, str]:
-        return (self.scalar.spec_name, self.num_heads_q_padded, self.apply_q_norm, self.cache.spec_name)
+        return (
+            self.scalar.spec_name,
+            self.num_heads_q_padded,
+            self.apply_q_norm,
+            self.cache.spec_name,
+        )
 
 
 @dataclass(frozen=True)
@@ -150,6 +161,24 @@ class InstantiationUnit:
     apply_q_norm: tuple[bool, ...]  # APPLY_Q_NORM values compiled for this kNumHeadsQPadded
     unsupported_norm_message: str  # C++ literal: the dispatch error for any other value
     instantiations: tuple[Instantiation, ...]
+
+
+@dataclass(frozen=True)
+class GridChoicePlan:
+    name: str  # the string the debug op takes
+    literal: str  # C++ literal of name
+    enum: str  # C++ enumerator
+
+
+@dataclass(frozen=True)
+class OpLiterals:
+    """C++ string literals of the op names and schemas."""
+
+    kv_op: str
+    q_op: str
+    kv_op_schema: str
+    q_op_schema: str
+    debug_grid_schema: str
 
 
 @dataclass(frozen=True)
@@ -208,7 +237,9 @@ class RopeKvPlan:
     kv_op_schema: str
     q_op_schema: str
     debug_grid_schema: str
-    grid_choices: tuple[str, ...]
+    grid_choices: tuple[GridChoicePlan, ...]
+    unknown_grid_message_args: str
+    literals: OpLiterals
     kv_checks: tuple[Check, ...]
     q_checks: tuple[Check, ...]
     cache_checks: tuple[Check, ...]
@@ -216,6 +247,9 @@ class RopeKvPlan:
     cache_dtypes_text: str
     has_mxfp8: bool
     sources: tuple[SourceFile, ...]
+    extension_sources: tuple[str, ...]  # compiled by the loader, file names in csrc_dir
+    nvcc_flags: tuple[str, ...]
+    arch_specific_targets: tuple[str, ...]  # compute capabilities built as the "a" target
     bindings_file: str
     loader_module: str
     reference_module: str
@@ -306,16 +340,22 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
         raise RopeKvPlanError(f"{where}: cache dtype {fmt.cache_dtype.value} is not supported")
     at_type, torch_dtype, elem_bytes = _CACHE_DTYPES[fmt.cache_dtype]
     if fmt.fp8_values + fmt.bf16_values != kernel.head_dim:
-        raise RopeKvPlanError(f"{where}: fp8_values + bf16_values must equal head_dim {kernel.head_dim}")
+        raise RopeKvPlanError(
+            f"{where}: fp8_values + bf16_values must equal head_dim {kernel.head_dim}"
+        )
     if fmt.fp8_values % values_per_lane:
-        raise RopeKvPlanError(f"{where}: fp8_values must be a multiple of {values_per_lane} (values per lane)")
+        raise RopeKvPlanError(
+            f"{where}: fp8_values must be a multiple of {values_per_lane} (values per lane)"
+        )
     data_bytes = fmt.fp8_values + 2 * fmt.bf16_values
     packed = fmt.layout is PackedLayout.TOKEN_DATA_THEN_SCALES
     num_scales = fmt.fp8_values // fmt.scale_group if fmt.scale_group else 0
     lanes_per_scale = fmt.scale_group // values_per_lane if fmt.scale_group else 0
     if fmt.scale_group:
         if fmt.scale_group % values_per_lane or lanes_per_scale & (lanes_per_scale - 1):
-            raise RopeKvPlanError(f"{where}: scale_group must be a power-of-two multiple of {values_per_lane}")
+            raise RopeKvPlanError(
+                f"{where}: scale_group must be a power-of-two multiple of {values_per_lane}"
+            )
         if fmt.fp8_values % fmt.scale_group:
             raise RopeKvPlanError(f"{where}: fp8_values must be a multiple of scale_group")
         if fmt.scale_bytes < num_scales:
@@ -323,12 +363,19 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
         if not packed:
             raise RopeKvPlanError(f"{where}: block scales need the token_data_then_scales layout")
     if packed:
-        if fmt.bytes_per_token != data_bytes + fmt.scale_bytes or fmt.record_width != fmt.bytes_per_token:
-            raise RopeKvPlanError(f"{where}: packed record must be data {data_bytes} + scales {fmt.scale_bytes} bytes")
+        if (
+            fmt.bytes_per_token != data_bytes + fmt.scale_bytes
+            or fmt.record_width != fmt.bytes_per_token
+        ):
+            raise RopeKvPlanError(
+                f"{where}: packed record must be data {data_bytes} + scales {fmt.scale_bytes} bytes"
+            )
         if elem_bytes != 1:
             raise RopeKvPlanError(f"{where}: a packed cache must be a byte tensor")
     elif fmt.record_width * elem_bytes != data_bytes:
-        raise RopeKvPlanError(f"{where}: record_width {fmt.record_width} does not hold {data_bytes} bytes")
+        raise RopeKvPlanError(
+            f"{where}: record_width {fmt.record_width} does not hold {data_bytes} bytes"
+        )
     if data_bytes % VECTOR_BYTES or fmt.fp8_values % VECTOR_BYTES:
         raise RopeKvPlanError(f"{where}: record regions must be {VECTOR_BYTES}-byte aligned")
     if fmt.per_tensor_scale and (fmt.scale_group or fmt.fp8_values == 0):
@@ -368,7 +415,8 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
         token_data_then_scales=packed,
         data_bytes=data_bytes,
         selected_by_kv_mxfp8=fmt.kind is CacheFormatKind.MXFP8,
-        description=" + ".join(parts) + (", token data then scales per block" if packed else ", plain rows"),
+        description=" + ".join(parts)
+        + (", token data then scales per block" if packed else ", plain rows"),
     )
 
 
@@ -381,7 +429,10 @@ def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scal
         Check("kv.is_cuda()", _msg("kv must be a CUDA tensor, got device ", "{kv.device()}")),
         Check(
             dtype_cond,
-            _msg(f"kv must be {dtypes} (spec kernels.rope_kv_insert.input_dtypes), got ", "{kv.scalar_type()}"),
+            _msg(
+                f"kv must be {dtypes} (spec kernels.rope_kv_insert.input_dtypes), got ",
+                "{kv.scalar_type()}",
+            ),
         ),
         Check(
             f"kv.dim() == 2 && kv.size(1) == {hd}",
@@ -449,18 +500,29 @@ def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scal
             ),
         ),
     ]
-    cache_dtype_names = sorted({c.cache_dtype for c in plan_caches}, key=[c.cache_dtype for c in plan_caches].index)
+    cache_dtype_names = sorted(
+        {c.cache_dtype for c in plan_caches}, key=[c.cache_dtype for c in plan_caches].index
+    )
     cache_at = {c.cache_dtype: c.cache_at_type for c in plan_caches}
     cache_cond = " || ".join(f"k_cache.scalar_type() == {cache_at[n]}" for n in cache_dtype_names)
     cache = [
-        Check("k_cache.device() == kv.device()", _msg("k_cache must be on ", "{kv.device()}", ", got ", "{k_cache.device()}")),
+        Check(
+            "k_cache.device() == kv.device()",
+            _msg("k_cache must be on ", "{kv.device()}", ", got ", "{k_cache.device()}"),
+        ),
         Check(
             "k_cache.dim() == 3",
-            _msg("k_cache must be a 3-D paged cache [num_blocks, block_size, record_width], got sizes ", "{k_cache.sizes()}"),
+            _msg(
+                "k_cache must be a 3-D paged cache [num_blocks, block_size, record_width], got sizes ",
+                "{k_cache.sizes()}",
+            ),
         ),
         Check(
             "k_cache.stride(2) == 1",
-            _msg("k_cache's last dimension must be contiguous (stride(2) == 1), got strides ", "{k_cache.strides()}"),
+            _msg(
+                "k_cache's last dimension must be contiguous (stride(2) == 1), got strides ",
+                "{k_cache.strides()}",
+            ),
         ),
         Check(
             "k_cache.size(1) == cache_block_size",
@@ -482,7 +544,10 @@ def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scal
         ),
     ]
     q = [
-        Check("q_in.device() == kv.device()", _msg("q_in must be on ", "{kv.device()}", ", got ", "{q_in.device()}")),
+        Check(
+            "q_in.device() == kv.device()",
+            _msg("q_in must be on ", "{kv.device()}", ", got ", "{q_in.device()}"),
+        ),
         Check(
             "q_in.scalar_type() == kv.scalar_type() && q_out.scalar_type() == kv.scalar_type()",
             _msg(
@@ -617,7 +682,10 @@ def _kv_mxfp8_check(caches: tuple[CachePlan, ...], variant: str) -> Check:
         )
     return Check(
         f"!kv_mxfp8 || k_cache.scalar_type() == {mx.cache_at_type}",
-        _msg(f"kv_mxfp8=True needs a {mx.cache_dtype} {mx.spec_name} cache, got k_cache dtype ", "{k_cache.scalar_type()}"),
+        _msg(
+            f"kv_mxfp8=True needs a {mx.cache_dtype} {mx.spec_name} cache, got k_cache dtype ",
+            "{k_cache.scalar_type()}",
+        ),
     )
 
 
@@ -640,10 +708,15 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
     if kernel.nope_dim + kernel.rope_dim != kernel.head_dim:
         raise RopeKvPlanError(f"{where}: nope_dim + rope_dim must equal head_dim")
     if kernel.nope_dim % values_per_lane or kernel.rope_dim % 2:
-        raise RopeKvPlanError(f"{where}: nope_dim must be a multiple of {values_per_lane}, rope_dim even")
+        raise RopeKvPlanError(
+            f"{where}: nope_dim must be a multiple of {values_per_lane}, rope_dim even"
+        )
     if kernel.rope_style is not RopeStyle.GPTJ_INTERLEAVED:
         raise RopeKvPlanError(f"{where}.rope_style {kernel.rope_style.value} is not implemented")
-    if kernel.cos_sin_layout is not CosSinLayout.COS_THEN_SIN or kernel.cos_sin_dtype is not ScalarType.FLOAT32:
+    if (
+        kernel.cos_sin_layout is not CosSinLayout.COS_THEN_SIN
+        or kernel.cos_sin_dtype is not ScalarType.FLOAT32
+    ):
         raise RopeKvPlanError(f"{where}: only a float32 cos-then-sin cache is implemented")
     if kernel.grid_rule is not GridRule.KV_ONLY_OR_BELOW_CUTOFF:
         raise RopeKvPlanError(f"{where}.grid_rule {kernel.grid_rule.value} is not implemented")
@@ -654,15 +727,28 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
         raise RopeKvPlanError(f"{where}.num_heads_q_padded must be non-negative values")
     norms = tuple(sorted(set(kernel.apply_q_norm)))
     if any(h > 0 for h in heads) and not norms:
-        raise RopeKvPlanError(f"{where}.apply_q_norm must name at least one value when Q heads exist")
+        raise RopeKvPlanError(
+            f"{where}.apply_q_norm must name at least one value when Q heads exist"
+        )
     scalars = []
     for dt in kernel.input_dtypes:
         if dt not in _SCALARS:
-            raise RopeKvPlanError(f"{where}.input_dtypes: {dt.value} is not supported (bfloat16, float16)")
+            raise RopeKvPlanError(
+                f"{where}.input_dtypes: {dt.value} is not supported (bfloat16, float16)"
+            )
         cpp, enumerator, at, torch_name, mangled, pair, to_f2, from_f2 = _SCALARS[dt]
         scalars.append(
             ScalarPlan(
-                dt.value, cpp, enumerator, f"ScalarKind::{enumerator}", at, torch_name, mangled, pair, to_f2, from_f2
+                dt.value,
+                cpp,
+                enumerator,
+                f"ScalarKind::{enumerator}",
+                at,
+                torch_name,
+                mangled,
+                pair,
+                to_f2,
+                from_f2,
             )
         )
     scalars = tuple(scalars)
@@ -677,7 +763,9 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
     # formats otherwise.
     for dtype in {c.cache_dtype for c in caches}:
         same = [c for c in caches if c.cache_dtype == dtype]
-        if len(same) > 1 and not (len(same) == 2 and sum(c.selected_by_kv_mxfp8 for c in same) == 1):
+        if len(same) > 1 and not (
+            len(same) == 2 and sum(c.selected_by_kv_mxfp8 for c in same) == 1
+        ):
             raise RopeKvPlanError(f"{where}.cache_formats: two formats share cache dtype {dtype}")
 
     fp8_exp, fp8_mant = _fp32_fields(kernel.fp8_max)
@@ -690,13 +778,18 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
         inst = tuple(Instantiation(s, h, n, c) for s in scalars for n in unit_norms for c in caches)
         compiled = ", ".join(str(n).lower() for n in unit_norms)
         if h == 0:
-            message = "the KV-only insert (num_heads_q_padded=0) has no Q to normalise; pass apply_q_norm=false"
+            message = (
+                "apply_q_norm=%s, but the KV-only insert (num_heads_q_padded=0) has no Q to "
+                "normalise; pass apply_q_norm=false"
+            )
         else:
             message = (
                 f"apply_q_norm=%s is not compiled for variant {variant_name} "
                 f"(spec kernels.rope_kv_insert.apply_q_norm: {compiled})"
             )
-        units.append(InstantiationUnit(h, f"rope_kv_inst_h{h}.cu", unit_norms, c_string(message), inst))
+        units.append(
+            InstantiationUnit(h, f"rope_kv_inst_h{h}.cu", unit_norms, c_string(message), inst)
+        )
     units = tuple(units)
     heads_text = ", ".join(str(h) for h in heads)
     kv_checks, q_checks, cache_checks = _checks(caches, kernel, scalars, variant_name)
@@ -706,7 +799,10 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
         SourceFile("cuda/rope_kv_common.h.j2", f"{csrc_dir}/rope_kv_common.h", -1),
         SourceFile("cuda/rope_kv_kernel.cuh.j2", f"{csrc_dir}/rope_kv_kernel.cuh", -1),
         SourceFile("cuda/rope_kv_dispatch.cu.j2", f"{csrc_dir}/rope_kv_dispatch.cu", -1),
-        *(SourceFile("cuda/rope_kv_inst.cu.j2", f"{csrc_dir}/{u.file_name}", u.num_heads_q_padded) for u in units),
+        *(
+            SourceFile("cuda/rope_kv_inst.cu.j2", f"{csrc_dir}/{u.file_name}", u.num_heads_q_padded)
+            for u in units
+        ),
         SourceFile("cuda/rope_kv_bindings.cpp.j2", f"{csrc_dir}/rope_kv_bindings.cpp", -1),
         SourceFile("python/rope_kv_loader.py.j2", f"rope_kv_{variant_name}_loader.py", -1),
         SourceFile("python/rope_kv_reference.py.j2", f"rope_kv_{variant_name}_reference.py", -1),
@@ -756,7 +852,21 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
         kv_op_schema=KV_OP_SCHEMA,
         q_op_schema=Q_OP_SCHEMA,
         debug_grid_schema=DEBUG_GRID_SCHEMA,
-        grid_choices=GRID_CHOICES,
+        grid_choices=tuple(
+            GridChoicePlan(n, c_string(n), f"GridChoice::{e}") for n, e in GRID_CHOICES
+        ),
+        unknown_grid_message_args=_msg(
+            f"{DEBUG_GRID_OP}: unknown grid '",
+            "{grid}",
+            "'; use " + _join([repr(n) for n, _ in GRID_CHOICES]),
+        ),
+        literals=OpLiterals(
+            c_string(KV_OP),
+            c_string(Q_OP),
+            c_string(KV_OP_SCHEMA),
+            c_string(Q_OP_SCHEMA),
+            c_string(DEBUG_GRID_SCHEMA),
+        ),
         kv_checks=kv_checks,
         q_checks=q_checks,
         cache_checks=cache_checks,
@@ -764,6 +874,13 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
         cache_dtypes_text=_join(sorted({c.cache_dtype for c in caches})),
         has_mxfp8=any(c.selected_by_kv_mxfp8 for c in caches),
         sources=sources,
+        extension_sources=(
+            "rope_kv_bindings.cpp",
+            "rope_kv_dispatch.cu",
+            *(u.file_name for u in units),
+        ),
+        nvcc_flags=NVCC_FLAGS,
+        arch_specific_targets=ARCH_SPECIFIC_TARGETS,
         bindings_file="rope_kv_bindings.cpp",
         loader_module=f"rope_kv_{variant_name}_loader",
         reference_module=f"rope_kv_{variant_name}_reference",

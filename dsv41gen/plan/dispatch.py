@@ -1,0 +1,156 @@
+"""Merge or fork, computed: one decision per behaviour site, from the resolved values.
+
+For each site (a question generated code asks about a model_type, such as "does the DSpark
+draft reuse the target's KV layout?"), the variants of the family are grouped by their resolved
+answer. Variants that answer alike share one branch with a set-membership test; variants that
+answer differently get branches of their own. This is seed 000 §8 done by the planner: nobody
+decides by hand where `model_type == "deepseek_v4"` should become `in (...)`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import Family, Method, Variant
+from .sources import SourceMap
+
+
+@dataclass(frozen=True)
+class Branch:
+    model_types: tuple[str, ...]
+    value: object
+    sources: tuple[str, ...]
+
+    @property
+    def test(self) -> str:
+        """The condition on ``model_type`` this branch is taken under (Python source)."""
+        if len(self.model_types) == 1:
+            return f"== {self.model_types[0]!r}"
+        return "in {" + ", ".join(repr(m) for m in self.model_types) + "}"
+
+
+@dataclass(frozen=True)
+class Site:
+    name: str  # generated function name
+    question: str  # what the site answers, for docstrings and `explain`
+    field: str  # the spec field (relative to the variant) that decides it
+    values: tuple[tuple[str, object], ...]  # (variant name, value) for every variant
+    branches: tuple[Branch, ...]  # variants with a value, grouped by equal value
+    boolean: bool
+    return_type: str
+
+    @property
+    def decision(self) -> str:
+        """merged: every variant of the family gives the same answer, so one membership test
+        serves them all; forked: some variant answers differently (or not at all)."""
+        if len(self.values) == 1:
+            return "single variant"
+        answers = {value for _, value in self.values}
+        return "merged" if len(answers) == 1 else "forked"
+
+    @property
+    def true_branch(self) -> Branch | None:
+        return next((b for b in self.branches if b.value is True), None)
+
+
+def _group(
+    family: Family, field: str, value_of, sources: SourceMap, source_path
+) -> tuple[tuple[tuple[str, object], ...], tuple[Branch, ...]]:
+    values = tuple((v.name, value_of(v)) for v in family.variants)
+    groups: dict[object, list[Variant]] = {}
+    for variant in family.variants:
+        value = value_of(variant)
+        if value is None or value is False:
+            continue  # no answer: the function's fallthrough covers it
+        groups.setdefault(value, []).append(variant)
+    branches = tuple(
+        Branch(
+            tuple(v.model_type for v in members),
+            value,
+            tuple(dict.fromkeys(sources.ref(v.name, *source_path(v)) for v in members)),
+        )
+        for value, members in groups.items()
+    )
+    return values, branches
+
+
+def _method_field(method: Method, attribute: str):
+    def value_of(variant: Variant):
+        found = variant.method(method)
+        if found is None:
+            return None
+        value = getattr(found, attribute)
+        return tuple(value) if isinstance(value, list) else value
+
+    return value_of
+
+
+def family_methods(family: Family) -> tuple[Method, ...]:
+    seen = {m.method for v in family.variants for m in v.methods}
+    return tuple(m for m in Method if m in seen)
+
+
+def plan_sites(family: Family, sources: SourceMap) -> tuple[Site, ...]:
+    sites: list[Site] = []
+
+    def add(name, question, field, value_of, boolean, source_path):
+        values, branches = _group(family, field, value_of, sources, source_path)
+        if not branches:
+            return  # no variant answers: nothing to emit, nothing to test
+        if boolean:
+            return_type = "bool"
+        elif all(isinstance(b.value, tuple) for b in branches):
+            return_type = "tuple[str, ...] | None"
+        else:
+            return_type = "str | None"
+        sites.append(Site(name, question, field, values, branches, boolean, return_type))
+
+    for method in family_methods(family):
+        m = method.value
+        base = ("speculative", "methods", m)
+        add(
+            f"{m}_draft_model_type",
+            f"The model_type a {m} draft config is rewritten to",
+            f"speculative.methods.{m}.draft_model_type",
+            _method_field(method, "draft_model_type"),
+            False,
+            lambda v, base=base: base + ("draft_model_type",),
+        )
+        add(
+            f"{m}_draft_architecture",
+            f"The architecture a {m} draft config is rewritten to",
+            f"speculative.methods.{m}.draft_architecture",
+            _method_field(method, "draft_architecture"),
+            False,
+            lambda v, base=base: base + ("draft_architecture",),
+        )
+        add(
+            f"{m}_tokens_per_round_sources",
+            f"The HF config fields that say how many tokens one {m} round drafts, first set wins",
+            f"speculative.methods.{m}.tokens_per_round.sources",
+            _method_field(method, "tokens_per_round_sources"),
+            False,
+            lambda v, base=base: base + ("tokens_per_round", "sources"),
+        )
+        for attribute, question in (
+            ("reuses_target_kv_layout", f"Whether {m} draft layers share the target's KV-cache layout"),
+            ("inherits_target_quantization", f"Whether a {m} draft inherits the target's quantization"),
+            ("adaptive_verification", f"Whether adaptive verification is supported with {m}"),
+        ):
+            add(
+                f"{m}_{attribute}",
+                question,
+                f"speculative.methods.{m}.{attribute}",
+                _method_field(method, attribute),
+                True,
+                lambda v, base=base, attribute=attribute: base + (attribute,),
+            )
+    add(
+        "eagle_style_fallback",
+        "Whether eagle-style drafting falls back to this family's path",
+        "speculative.eagle_style_fallback",
+        lambda v: v.eagle_style_fallback,
+        True,
+        lambda v: ("speculative", "eagle_style_fallback"),
+    )
+    return tuple(sites)

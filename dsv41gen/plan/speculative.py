@@ -1,0 +1,146 @@
+"""Speculative-decoding validators: allowed and forbidden methods, tokens per round,
+num_speculative_tokens rules and the draft-config rewrite."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import Divisibility, Family, ForbiddenMethod, Variant
+from .dispatch import Site, family_methods, plan_sites
+from .sources import SourceMap
+
+
+@dataclass(frozen=True)
+class ForbiddenPlan:
+    model_type: str
+    method: str
+    message: str
+    source: str
+
+
+@dataclass(frozen=True)
+class TokenRuleGroup:
+    """One num_speculative_tokens rule, shared by the variants that state it alike."""
+
+    test: str  # condition on target_model_type
+    divisibility: str  # Divisibility value
+    maximum: int | None
+    warn_above: int | None
+    label: str
+    sources: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MethodPlan:
+    method: str
+    label: str
+    rules: tuple[TokenRuleGroup, ...]  # one per distinct rule
+    every_variant_names_an_architecture: bool
+
+
+@dataclass(frozen=True)
+class SpeculativePlan:
+    family: str
+    display_names: tuple[tuple[str, str], ...]
+    family_methods: tuple[str, ...]
+    allowed: tuple[tuple[str, tuple[str, ...]], ...]
+    forbidden: tuple[ForbiddenPlan, ...]
+    methods: tuple[MethodPlan, ...]
+    adaptive_message: str
+    adaptive_methods: tuple[str, ...]  # methods some variant verifies adaptively
+    some_drafts_lack_architecture: bool
+    sites: tuple[Site, ...]
+
+
+def _matches(weight: str, name: str) -> bool:
+    """A signature entry names a weight exactly or as a prefix (hc_head covers hc_head_fn)."""
+    return weight == name or weight.startswith(name)
+
+
+def forbidden_message(variant: Variant, forbidden: ForbiddenMethod) -> str:
+    """The fix-it message for a forbidden method, derived from the weight sets when not given:
+    what the old method needed that this variant's checkpoints lack, where this variant's draft
+    weights live instead, and the method to use."""
+    if forbidden.message is not None:
+        return forbidden.message
+    old = forbidden.ancestor_definition
+    instead = variant.method(forbidden.use_instead)
+    assert old is not None and instead is not None  # validation guarantees both
+    shipped = instead.weights.required + instead.weights.optional
+    missing = [name for name in old.weights.signature if not any(_matches(w, name) for w in shipped)]
+    return (
+        f"{variant.display_name} has no {old.label} draft: its checkpoints ship {instead.label} "
+        f"stages under {instead.weights.stage_glob} ({'/'.join(instead.weights.signature)}) and carry "
+        f"no {'/'.join(missing)} weights. Use speculative method {instead.method.value!r} instead of "
+        f"{forbidden.method.value!r}."
+    )
+
+
+def _test(model_types: list[str]) -> str:
+    if len(model_types) == 1:
+        return f"== {model_types[0]!r}"
+    return "in {" + ", ".join(repr(m) for m in model_types) + "}"
+
+
+def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
+    methods = []
+    for method in family_methods(family):
+        groups: dict[tuple, list[Variant]] = {}
+        for variant in family.variants:
+            found = variant.method(method)
+            if found is None:
+                continue
+            rule = found.num_speculative_tokens
+            groups.setdefault((rule.divisibility, rule.maximum, rule.warn_above, found.label), []).append(variant)
+        rules = tuple(
+            TokenRuleGroup(
+                _test([v.model_type for v in members]),
+                divisibility.value,
+                maximum,
+                warn_above,
+                label,
+                tuple(
+                    sources.ref(v.name, "speculative", "methods", method.value, "num_speculative_tokens")
+                    for v in members
+                ),
+            )
+            for (divisibility, maximum, warn_above, label), members in groups.items()
+            if divisibility is not Divisibility.NONE or maximum is not None or warn_above is not None
+        )
+        labels = [v.method(method).label for v in family.variants if v.method(method) is not None]
+        methods.append(
+            MethodPlan(
+                method.value,
+                labels[-1],
+                rules,
+                all(v.method(method).draft_architecture for v in family.variants if v.method(method)),
+            )
+        )
+    adaptive = sorted(
+        {m.label for v in family.variants for m in v.methods if m.adaptive_verification}
+    )
+    forbidden = tuple(
+        ForbiddenPlan(
+            v.model_type,
+            f.method.value,
+            forbidden_message(v, f),
+            sources.ref(v.name, "speculative", "forbidden", f.method.value),
+        )
+        for v in family.variants
+        for f in v.forbidden
+    )
+    sites = plan_sites(family, sources)
+    return SpeculativePlan(
+        family=family.name,
+        display_names=tuple((v.model_type, v.display_name) for v in family.variants),
+        family_methods=tuple(m.value for m in family_methods(family)),
+        allowed=tuple((v.model_type, tuple(m.method.value for m in v.methods)) for v in family.variants),
+        forbidden=forbidden,
+        methods=tuple(methods),
+        adaptive_message=f"Adaptive verification only supported with {' or '.join(adaptive)}" if adaptive else "",
+        adaptive_methods=tuple(
+            m.value for m in family_methods(family) if any(s.name == f"{m.value}_adaptive_verification" for s in sites)
+        ),
+        some_drafts_lack_architecture=not all(m.every_variant_names_an_architecture for m in methods),
+        sites=sites,
+    )
