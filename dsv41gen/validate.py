@@ -284,7 +284,7 @@ def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
             report(here + ("parent_module",), f"{parent!r} is a backend of this family; drop `parent_module`")
         elif parent == backend:
             report(here + ("parent",), "a backend cannot be its own parent")
-        if parent not in backends and "kernel_block_sizes" not in body:
+        if parent not in backends and "parent_module" in body and "kernel_block_sizes" not in body:
             report(here, "an engine-parented backend must state kernel_block_sizes")
 
 
