@@ -1,0 +1,185 @@
+"""Benchmark the generated Triton MXFP8 kernels on a CUDA GPU and write a JSON result.
+
+    python benchmarks/bench_mxfp8.py --json benchmarks/results/mxfp8_h200_<date>.json [--sweep]
+
+Renders the kernels from specs/deepseek_v4.yaml's plan into a temp directory (no build needed),
+then times with triton.testing.do_bench (median; do_bench flushes L2 between runs), in one run:
+the device copy bandwidth, quantize (row-major and swizzled scales), dequantize, the generated
+torch reference (eager) and torch.compile of it. Bytes moved for quantize of bf16 [M, K]:
+2MK read + MK + MK/32 written (dequantize: the same bytes, the other way). --sweep also times
+candidate launch parameters, to choose the spec's launch section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+import triton
+import triton.testing
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+SHAPES = [(128, 7168), (4096, 7168), (16384, 7168), (65536, 4096)]
+SWEEP = [
+    (64, 128, 4),
+    (8, 512, 4),
+    (16, 256, 4),
+    (16, 512, 4),
+    (16, 512, 8),
+    (32, 256, 4),
+    (32, 256, 8),
+    (32, 512, 8),
+    (8, 1024, 4),
+    (8, 1024, 8),
+    (4, 1024, 4),
+    (4, 2048, 8),
+]
+
+
+def load_modules(tmp: Path):
+    import yaml
+
+    from dsv41gen.model import _parse_mx_format
+    from dsv41gen.plan.mxfp8 import plan_mxfp8
+    from dsv41gen.render import render
+
+    data = yaml.safe_load((REPO / "specs" / "deepseek_v4.yaml").read_text())
+    plan = plan_mxfp8(_parse_mx_format("mxfp8", data["quantization"]["mxfp8"]), "mxfp8")
+    mods = []
+    for template, name in (
+        ("triton/mxfp8.py.j2", plan.module_name),
+        ("triton/mxfp8_reference.py.j2", plan.reference_module_name),
+    ):
+        path = tmp / f"{name}.py"
+        path.write_text(render(template, plan=plan))
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        mods.append(mod)
+    return plan, mods[0], mods[1]
+
+
+def bench(fn) -> float:
+    """Median microseconds."""
+    return triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median") * 1e3
+
+
+def copy_bandwidth() -> dict:
+    n = 1 << 30  # 1 GiB each way
+    src = torch.empty(n, dtype=torch.uint8, device="cuda").random_(0, 255)
+    dst = torch.empty_like(src)
+    us = bench(lambda: dst.copy_(src))
+    return {"bytes": 2 * n, "us": us, "tb_s": 2 * n / us / 1e6}
+
+
+def sweep_one(mx, x, nbytes: int, bm: int, bk: int, nw: int) -> dict:
+    m, k = x.shape
+    tiles = {"block_m": bm, "block_k": bk, "num_warps": nw}
+    entry = {"m": m, "k": k, **tiles}
+    xq, s = mx.quantize(x)
+    for name, fn in (
+        ("quantize", lambda: mx.quantize(x, **tiles)),
+        ("quantize_swizzled", lambda: mx.quantize(x, "swizzled_128x4", **tiles)),
+        ("dequantize", lambda: mx.dequantize(xq, s, **tiles)),
+    ):
+        us = bench(fn)
+        entry[name] = {"us": us, "tb_s": nbytes / us / 1e6}
+    return entry
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json", required=True)
+    ap.add_argument("--sweep", action="store_true")
+    ap.add_argument("--no-compile", action="store_true")
+    args = ap.parse_args()
+    assert torch.cuda.is_available(), "needs a CUDA GPU"
+    torch.manual_seed(0)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        plan, mx, ref = load_modules(Path(tmp))
+        copy = copy_bandwidth()
+        result = {
+            "benchmark": "mxfp8 quantize / dequantize (generated Triton kernels)",
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "gpu": torch.cuda.get_device_name(),
+            "torch": torch.__version__,
+            "triton": triton.__version__,
+            "cuda": torch.version.cuda,
+            "launch": {
+                "block_m": plan.block_m,
+                "block_k": plan.block_k,
+                "num_warps": plan.num_warps,
+            },
+            "bytes_formula": "2*M*K + M*K + M*K/32",
+            "copy": copy,
+            "shapes": [],
+            "sweep": [],
+        }
+        print(f"{result['gpu']}  torch {torch.__version__}  triton {triton.__version__}")
+        print(f"device copy: {copy['tb_s']:.3f} TB/s")
+        compiled = None if args.no_compile else torch.compile(ref.quantize_reference)
+        for m, k in SHAPES:
+            x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+            nbytes = 2 * m * k + m * k + m * k // 32
+            row = {"m": m, "k": k, "bytes": nbytes}
+
+            def put(name, us, row=row, nbytes=nbytes, shape=f"{m:>6}x{k:<5}"):
+                tb = nbytes / us / 1e6
+                pct = 100 * tb / copy["tb_s"]
+                row[name] = {"us": us, "tb_s": tb, "pct_copy": pct}
+                print(f"{shape} {name:<24} {us:9.2f} us {tb:6.3f} TB/s {pct:5.1f}%")
+
+            put("quantize_row_major", bench(lambda x=x: mx.quantize(x, "row_major")))
+            put("quantize_swizzled", bench(lambda x=x: mx.quantize(x, "swizzled_128x4")))
+            xq, s = mx.quantize(x)
+            put("dequantize_bf16", bench(lambda xq=xq, s=s: mx.dequantize(xq, s)))
+            # correctness spot check of this very run against the reference
+            rq, rs = ref.quantize_reference(x)
+            row["bit_exact_vs_reference"] = bool(
+                torch.equal(xq.view(torch.uint8), rq.view(torch.uint8)) and torch.equal(s, rs)
+            )
+            put("torch_eager_reference", bench(lambda x=x: ref.quantize_reference(x)))
+            if compiled is not None:
+                try:
+                    compiled(x)
+                    put("torch_compile_reference", bench(lambda x=x: compiled(x)))
+                except Exception as exc:  # report, do not hide
+                    row["torch_compile_reference"] = {"error": repr(exc)[:500]}
+                    print("torch.compile failed:", repr(exc)[:200])
+            result["shapes"].append(row)
+            del x, xq, s, rq, rs
+            torch.cuda.empty_cache()
+
+        if args.sweep:
+            for m, k in SHAPES:
+                x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+                nbytes = 2 * m * k + m * k + m * k // 32
+                for bm, bk, nw in SWEEP:
+                    entry = sweep_one(mx, x, nbytes, bm, bk, nw)
+                    result["sweep"].append(entry)
+                    print(
+                        f"sweep {m:>6}x{k:<5} bm={bm:<3} bk={bk:<5} w={nw}: "
+                        f"q {entry['quantize']['tb_s']:.3f} "
+                        f"qs {entry['quantize_swizzled']['tb_s']:.3f} "
+                        f"dq {entry['dequantize']['tb_s']:.3f} TB/s "
+                        f"({entry['quantize']['us']:.1f} us)"
+                    )
+                del x
+                torch.cuda.empty_cache()
+
+    Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    print("wrote", args.json)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""Shared fixtures of the kernel tests (Triton MXFP8, CUDA RoPE + KV insert).
+
+Kernels run on the GPU when CUDA is available, else on the CPU through the Triton interpreter:
+TRITON_INTERPRET must be set before triton is first imported, so it is set here, at collection.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+
+
+# ---------------------------------------------------------------------------------------------
+# MXFP8 (Triton): the generated modules, rendered from the spec's plan into a temp directory so
+# the tests do not depend on `dsv41gen build` having run.
+# ---------------------------------------------------------------------------------------------
+import importlib.util  # noqa: E402
+import sys  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+MXFP8_SPEC = REPO / "specs" / "deepseek_v4.yaml"
+
+
+def _mxfp8_format():
+    import yaml
+
+    from dsv41gen.model import _parse_mx_format
+
+    # The spec section as the typed model parses it (validation is tested elsewhere; reading the
+    # YAML directly keeps this fixture free of jsonschema, which the GPU image lacks).
+    data = yaml.safe_load(MXFP8_SPEC.read_text())
+    return _parse_mx_format("mxfp8", data["quantization"]["mxfp8"])
+
+
+@pytest.fixture(scope="session")
+def mxfp8_plan():
+    from dsv41gen.plan.mxfp8 import plan_mxfp8
+
+    return plan_mxfp8(_mxfp8_format(), "mxfp8")
+
+
+def _import_rendered(directory: Path, name: str):
+    path = directory / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_rendered_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # triton.jit needs the module importable by name
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def mxfp8_rendered_dir(tmp_path_factory, mxfp8_plan):
+    from dsv41gen.render import render
+
+    directory = tmp_path_factory.mktemp("mxfp8")
+    kernels = render("triton/mxfp8.py.j2", plan=mxfp8_plan)
+    reference = render("triton/mxfp8_reference.py.j2", plan=mxfp8_plan)
+    (directory / f"{mxfp8_plan.module_name}.py").write_text(kernels)
+    (directory / f"{mxfp8_plan.reference_module_name}.py").write_text(reference)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def mxfp8_module(mxfp8_rendered_dir, mxfp8_plan):
+    return _import_rendered(mxfp8_rendered_dir, mxfp8_plan.module_name)
+
+
+@pytest.fixture(scope="session")
+def mxfp8_reference_module(mxfp8_rendered_dir, mxfp8_plan):
+    return _import_rendered(mxfp8_rendered_dir, mxfp8_plan.reference_module_name)
+
+
+@pytest.fixture(scope="session")
+def kernel_device() -> str:
+    """Where the kernels run: the GPU, or the CPU under the Triton interpreter."""
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@pytest.fixture(scope="session")
+def mxfp8_tiles(kernel_device) -> dict:
+    """Launch overrides: the interpreter pays per program, so CPU runs use large tiles; the GPU
+    uses the spec's launch section (no override)."""
+    return {} if kernel_device == "cuda" else {"block_m": 64, "block_k": 512, "num_warps": 4}
+
+
+# ---------------------------------------------------------------------------------------------
+# Fused RoPE + KV insert (CUDA): every file of the family rendered from the spec's plan into a
+# temp directory, in the layout the build writes (csrc/<variant>/..., rope_kv_<variant>_*.py).
+# ---------------------------------------------------------------------------------------------
+ROPE_KV_VARIANTS = ("deepseek_v4", "deepseek_v41")
+
+
+def rope_kv_kernel_spec(variant: str):
+    """The resolved ``kernels.rope_kv_insert`` section of specs/<variant>.yaml, typed.
+
+    Resolves ``extends`` but skips schema validation (tested elsewhere), so no jsonschema is
+    needed: the GPU image lacks it."""
+    from dsv41gen.errors import Diagnostics
+    from dsv41gen.model import _parse_rope_kv
+    from dsv41gen.resolve import Resolver
+
+    diagnostics = Diagnostics()
+    spec = Resolver(diagnostics).resolve(REPO / "specs" / f"{variant}.yaml")
+    assert spec is not None and not diagnostics, list(diagnostics.items)
+    assert spec.data["variant"]["name"] == variant
+    return _parse_rope_kv(spec.data["kernels"]["rope_kv_insert"])
+
+
+def render_rope_kv_into(directory: Path, plan) -> Path:
+    from dsv41gen.plan.rope_kv import render_rope_kv
+
+    for relative, text in render_rope_kv(plan).items():
+        path = directory / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def rope_kv_plans() -> dict:
+    from dsv41gen.plan.rope_kv import plan_rope_kv
+
+    return {v: plan_rope_kv(rope_kv_kernel_spec(v), v) for v in ROPE_KV_VARIANTS}
+
+
+@pytest.fixture(scope="session")
+def rope_kv_rendered(tmp_path_factory, rope_kv_plans) -> dict:
+    """variant -> directory holding that variant's rendered family."""
+    return {
+        v: render_rope_kv_into(tmp_path_factory.mktemp(f"rope_kv_{v}"), plan)
+        for v, plan in rope_kv_plans.items()
+    }
+
+
+@pytest.fixture(scope="session")
+def rope_kv_references(rope_kv_rendered, rope_kv_plans) -> dict:
+    """variant -> the imported pure-torch reference module."""
+    return {
+        v: _import_rendered(rope_kv_rendered[v], rope_kv_plans[v].reference_module)
+        for v in ROPE_KV_VARIANTS
+    }
