@@ -229,7 +229,11 @@ def _draft_architecture_registered(spec: ResolvedSpec, report: Report) -> None:
         if arch not in archs:
             report(here, f"unknown architecture {arch!r}; declare it under `architectures`" + did_you_mean(arch, archs))
         elif archs[arch].get("registry") != "speculative_decoding":
-            report(here, f"{arch!r} is registered as {archs[arch].get('registry')}, not speculative_decoding")
+            report(
+                here,
+                f"{arch!r} is registered as {archs[arch].get('registry')}; a draft architecture "
+                "must be a speculative_decoding entry",
+            )
 
 
 @rule
