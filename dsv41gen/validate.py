@@ -462,6 +462,31 @@ def _check_cache_format(name: str, fmt: dict, kernel: dict, here: Path_, report:
 
 
 @rule
+def _compress_ratio_message_fields(spec: ResolvedSpec, report: Report) -> None:
+    """The message becomes an f-string: it may name only the two values the check has."""
+    import string
+
+    message = spec.data.get("kv_cache", {}).get("unsupported_compress_ratio_message")
+    if message is None:
+        return
+    here = ("kv_cache", "unsupported_compress_ratio_message")
+    try:
+        parts = list(string.Formatter().parse(message))
+    except ValueError as error:
+        report(here, f"is not a valid message template ({error}); write a literal brace as '{{{{' or '}}}}'")
+        return
+    for _, name, spec_, conversion in parts:
+        if name is None:
+            continue
+        if name not in ("layer_id", "compress_ratio") or spec_ or conversion:
+            report(
+                here,
+                f"may only use the fields {{layer_id}} and {{compress_ratio}} (found {{{name}}}); write a "
+                "literal brace as '{{' or '}}'",
+            )
+
+
+@rule
 def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
     hf = spec.data.get("hf_config", {})
     for method, body in spec.data.get("speculative", {}).get("methods", {}).items():

@@ -32,7 +32,7 @@ class FamilyPlan:
 
 
 def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
-    from . import backends, binding, registry, speculative
+    from . import backends, binding, checkpoint, kv_cache, registry, runner, speculative
 
     package = family.name
     files: list[OutputFile] = []
@@ -48,5 +48,18 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
     spec_plan = speculative.plan_speculative(family, sources)
     files.append(OutputFile(f"{package}/dispatch.py", "python/dispatch.py.j2", (("plan", spec_plan),)))
     files.append(OutputFile(f"{package}/speculative.py", "python/speculative.py.j2", (("plan", spec_plan),)))
+    files.append(
+        OutputFile(f"{package}/runner.py", "python/runner.py.j2", (("plan", runner.plan_runner(family, sources)),))
+    )
+    files.append(
+        OutputFile(
+            f"{package}/checkpoint.py",
+            "python/checkpoint.py.j2",
+            (("plan", checkpoint.plan_checkpoint(family, sources)),),
+        )
+    )
+    kv_plan = kv_cache.plan_kv_cache(family, sources)
+    if kv_plan is not None:
+        files.append(OutputFile(f"{package}/kv_cache.py", "python/kv_cache.py.j2", (("plan", kv_plan),)))
     files.sort(key=lambda f: f.path)
     return FamilyPlan(family, tuple(files))

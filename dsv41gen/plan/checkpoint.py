@@ -1,0 +1,50 @@
+"""Checkpoint weight-name validation: which speculative methods a checkpoint can serve."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import Family
+from .sources import SourceMap
+
+
+@dataclass(frozen=True)
+class WeightSetPlan:
+    model_type: str
+    name: str
+    stage_prefix: str
+    stage_count_field: str
+    default_stage_count: int | None  # the spec's reference hf_config value
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class CheckpointPlan:
+    family: str
+    weight_sets: tuple[WeightSetPlan, ...]
+    method_sets: tuple[tuple[str, str, str], ...]  # (model_type, method, weight set name)
+
+
+def plan_checkpoint(family: Family, sources: SourceMap) -> CheckpointPlan:
+    sets = []
+    for variant in family.variants:
+        for ws in variant.weight_sets:
+            count = variant.hf_value(ws.stage_count_field)
+            sets.append(
+                WeightSetPlan(
+                    variant.model_type,
+                    ws.name,
+                    ws.stage_prefix,
+                    ws.stage_count_field,
+                    count if isinstance(count, int) else None,
+                    ws.required,
+                    ws.optional,
+                    sources.ref(variant.name, "checkpoint", "weight_sets", ws.name),
+                )
+            )
+    methods = tuple(
+        (v.model_type, m.method.value, m.weights.name) for v in family.variants for m in v.methods
+    )
+    return CheckpointPlan(family.name, tuple(sets), methods)
