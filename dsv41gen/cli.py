@@ -2,7 +2,8 @@
 
 Exit codes: 0 success; 1 the spec has errors; 2 usage error (bad options, missing files);
 3 generated files are out of date or hand-edited (check), or a build refused to overwrite a
-hand-edited file. Bad input never produces a traceback.
+hand-edited file; 4 a checkpoint cannot serve the requested method (check-checkpoint).
+Bad input never produces a traceback.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .errors import SpecError
 EXIT_SPEC_ERROR = 1
 EXIT_USAGE = 2
 EXIT_OUT_OF_DATE = 3
+EXIT_CHECKPOINT_INCOMPLETE = 4
 
 _spec_argument = click.argument(
     "specs", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False)
@@ -205,6 +207,24 @@ def explain(specs: tuple[Path, ...]) -> None:
 
     for inputs in load_families(list(specs)):
         click.echo(explain_text(inputs), nl=False)
+
+
+@main.command("check-checkpoint")
+@click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("checkpoint", type=click.Path(path_type=Path, exists=True))
+@click.option("--method", help="Report exactly which required weights this method lacks.")
+@_guarded
+def check_checkpoint(spec: Path, checkpoint: Path, method: str | None) -> None:
+    """Say which speculative methods CHECKPOINT can serve for the variant SPEC describes.
+
+    CHECKPOINT is a directory, a model.safetensors.index.json or a .safetensors file. Exit 4
+    when --method is given and the checkpoint cannot serve it.
+    """
+    from .checkpoints import run_check_checkpoint
+
+    code = run_check_checkpoint(spec, checkpoint, method, click.echo)
+    if code:
+        sys.exit(code)
 
 
 def run() -> None:

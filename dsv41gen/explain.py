@@ -35,6 +35,40 @@ def _show(value: object) -> str:
     return repr(value) if value is not None else "null"
 
 
+def merge_fork_table(inputs: FamilyInputs) -> list[str]:
+    """Site, value per variant, merged or forked, and where the differing values are written."""
+    from .plan.dispatch import plan_sites
+    from .plan.sources import SourceMap
+
+    family = inputs.family
+    sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
+    names = [v.name for v in family.variants]
+    rows = [["site", *names, "decision", "fields that differ"]]
+    for site in plan_sites(family, sources):
+        values = dict(site.values)
+        differ = ""
+        if site.decision == "forked":
+            written = [
+                f"{sources.location(name, *site.field.split('.'))}" for name in names if values[name] is not None
+            ]
+            differ = f"{site.field} ({' vs '.join(dict.fromkeys(written))})"
+        rows.append([site.name, *(_show_value(values[n]) for n in names), site.decision, differ])
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def _show_value(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
 def explain_text(inputs: FamilyInputs) -> str:
     out = []
     for variant, spec in zip(inputs.family.variants, inputs.specs):
@@ -42,4 +76,7 @@ def explain_text(inputs: FamilyInputs) -> str:
         out.append(f"== {variant.name} ({chain})")
         out.extend(resolved_lines(spec))
         out.append("")
+    out.append(f"== merge / fork table of the {inputs.family.name} family")
+    out.extend(merge_fork_table(inputs))
+    out.append("")
     return "\n".join(out) + "\n"

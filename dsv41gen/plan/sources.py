@@ -17,6 +17,10 @@ class SourceMap:
     def __init__(self, specs_by_variant: dict[str, ResolvedSpec]):
         self._specs = specs_by_variant
 
+    def location(self, variant: str, *path: object):
+        """file:line:column of a field as resolved for ``variant``."""
+        return self._specs[variant].where(tuple(path))
+
     def ref(self, variant: str, *path: object) -> str:
         """'deepseek_v41.yaml attention_backends.X.kernel_block_sizes': the file that wrote it."""
         spec = self._specs[variant]
