@@ -210,7 +210,13 @@ def load_document(path: Path, diagnostics: Diagnostics) -> LoadedDocument | None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = " ".join(str(p) for p in (exc.context, exc.problem) if p)
+        # "did not find expected ',' or ']' (while parsing a flow sequence started at line 46)":
+        # the problem first, then where the construct it broke began, which may be far above.
+        problem = str(exc.problem or exc.context or "")
+        if exc.problem and exc.context:
+            started = exc.context_mark
+            where = f" started at line {started.line + 1}" if started and started.line + 1 != line else ""
+            problem += f" ({exc.context}{where})"
         diagnostics.add(Location(file, line, column), "", f"invalid YAML: {problem}")
         return None
     except yaml.YAMLError as exc:
