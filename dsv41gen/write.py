@@ -127,6 +127,10 @@ def compare(out_dir: Path, package: str, files: dict[str, str]) -> Comparison:
         full = f"{package}/{rel}"
         if full not in files:
             result.removed.append(full)
+            if is_hand_edited(_read(out_dir / full) or ""):
+                # Removing it would lose the edit as surely as overwriting it: `build` must
+                # refuse without --force here too.
+                result.hand_edited.append(full)
             result.diffs.append(_diff(_read(out_dir / full) or "", "", full))
     return result
 
@@ -155,11 +159,14 @@ def write_package(
     A failure while assembling leaves the old tree untouched. ``after_file`` is a test seam
     called after each file is staged.
     """
+    if out_dir.is_dir():
+        # First: a killed build may have left the package renamed aside, or staging directories
+        # that would otherwise stay forever once the tree is up to date.
+        _recover(out_dir, package)
     comparison = compare(out_dir, package, files)
     if comparison.clean:
         return comparison
     out_dir.mkdir(parents=True, exist_ok=True)
-    _recover(out_dir, package)
     target = out_dir / package
     staging = Path(tempfile.mkdtemp(prefix=f".{package}.new-", dir=out_dir))
     try:

@@ -1,0 +1,252 @@
+"""Generated tests: pin each generated validator on both sides of every boundary.
+
+Expected values come from the resolved spec (through the typed model), in the style of seed
+004's reject/allow matrices. They check that the generated code does what the spec says; the
+hand-written tests under tests/ check the specs against the reference facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import AttentionBackend, BackendKind, CapabilityFamily, CudaGraphMode, Family, StateLike
+from .backends import BackendsPlan
+from .checkpoint import CheckpointPlan
+from .dispatch import Site
+from .kv_cache import KvPlan
+from .runner import RunnerPlan
+from .speculative import SpeculativePlan
+
+# A device of no known family, and a model_type no variant has.
+NO_FAMILY = None
+FOREIGN_MODEL_TYPE = "llama"
+FOREIGN_ARCHITECTURE = "LlamaForCausalLM"
+# tokens per round used for the divisibility matrices: the seed's n_predict=3 has both sides.
+PER_ROUND = 3
+
+
+@dataclass(frozen=True)
+class BackendTests:
+    block_size_cases: tuple[tuple[str, int | None, list[int]], ...]
+    names: tuple[tuple[str, str], ...]
+    parents: tuple[tuple[str, str], ...]  # (class, family parent) only
+    overrides: tuple[tuple[str, tuple[str, ...]], ...]
+    rocm_classes: tuple[str, ...]
+    sparse_cases: tuple[tuple[str, int | None, list[int]], ...]
+
+
+def _effective_sizes(backend: AttentionBackend, by_key: dict[str, AttentionBackend], family: int | None):
+    while backend.kernel_block_sizes is None:
+        backend = by_key[backend.parent]
+    sizes = backend.kernel_block_sizes
+    for fam, values in sizes.by_family:
+        if family is not None and int(fam.value[2:]) == family:
+            return list(values)
+    return list(sizes.default)
+
+
+def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
+    by_key: dict[str, AttentionBackend] = {}
+    for variant in family.variants:
+        for backend in variant.backends:
+            by_key.setdefault(backend.key, backend)
+    families = [int(f.value[2:]) for f in CapabilityFamily] + [NO_FAMILY]
+    cases, sparse = [], []
+    for key, backend in by_key.items():
+        target = sparse if backend.kind is BackendKind.SPARSE_MLA else cases
+        name = backend.name if backend.kind is BackendKind.SPARSE_MLA else key
+        for fam in families:
+            target.append((name, fam, _effective_sizes(backend, by_key, fam)))
+    overrides = []
+    for c in plan.classes:
+        own = ["get_name"]
+        if c.block_sizes is not None:
+            own.append("get_supported_kernel_block_sizes")
+        if c.rocm_query_lens_mismatch:
+            own.append("supports_device_cpu_query_lens_mismatch")
+        if c.kv_cache_layouts:
+            own.append("supported_kv_cache_layouts")
+        overrides.append((c.class_name, tuple(own)))
+    return BackendTests(
+        block_size_cases=tuple(cases),
+        names=tuple((c.class_name, c.name) for c in plan.classes),
+        parents=tuple((c.class_name, c.parent) for c in plan.classes),
+        overrides=tuple(overrides),
+        rocm_classes=tuple(c.class_name for c in plan.classes if c.rocm_query_lens_mismatch),
+        sparse_cases=tuple(sparse),
+    )
+
+
+@dataclass(frozen=True)
+class SpeculativeTests:
+    forbidden: tuple[tuple[str, str, str], ...]  # (model_type, method, message)
+    allowed: tuple[tuple[str, str], ...]
+    not_wired: tuple[tuple[str, str], ...]  # family methods a variant neither allows nor forbids
+    tokens_per_round: tuple[tuple[str, str, dict, int | None], ...]
+    default_num_tokens: tuple[tuple[str, str, dict, int], ...]
+    reject_num_tokens: tuple[tuple[str, str, dict, int, str], ...]
+    allow_num_tokens: tuple[tuple[str, str, dict, int], ...]
+    warn_num_tokens: tuple[tuple[str, str, dict, int, bool], ...]
+    draft_overrides: tuple[tuple[str, str, dict, dict], ...]
+    adaptive: tuple[tuple[str, str, bool], ...]
+    adaptive_message: str
+    site_cases: tuple[tuple[str, str, object], ...]  # (site, model_type, expected answer)
+    foreign_model_type: str
+
+
+def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests:
+    forbidden = tuple((f.model_type, f.method, f.message) for f in plan.forbidden)
+    allowed, not_wired, per_round, defaults, reject, allow, warn, overrides, adaptive = ([] for _ in range(9))
+    forbidden_pairs = {(f.model_type, f.method) for f in plan.forbidden}
+    for variant in family.variants:
+        mt = variant.model_type
+        hf = {k: v for k, v in variant.hf_config if isinstance(v, (int, str))}
+        for method in plan.family_methods:
+            found = next((m for m in variant.methods if m.method.value == method), None)
+            if found is None:
+                if (mt, method) not in forbidden_pairs:
+                    not_wired.append((mt, method))
+                continue
+            allowed.append((mt, method))
+            sources = found.tokens_per_round_sources
+            expected = next((hf[s] for s in sources if hf.get(s)), None)
+            per_round.append((mt, method, hf, expected))
+            # each fallback source alone decides when the earlier ones are unset
+            for i, source in enumerate(sources[1:], start=1):
+                config = {s: None for s in sources[:i]} | {source: 7}
+                per_round.append((mt, method, config, 7))
+            config = {sources[0]: PER_ROUND}
+            defaults.append((mt, method, config, PER_ROUND))
+            rule = found.num_speculative_tokens
+            message = f"num_speculative_tokens:{{}} must be divisible by n_predict={PER_ROUND}"
+            if rule.divisibility.value == "when_above_tokens_per_round":
+                reject += [(mt, method, config, n, message.format(n)) for n in (PER_ROUND + 1, PER_ROUND + 2)]
+                allow += [(mt, method, config, n) for n in (1, PER_ROUND, 2 * PER_ROUND)]
+            elif rule.divisibility.value == "always":
+                reject += [(mt, method, config, n, message.format(n)) for n in (1, PER_ROUND + 1)]
+                allow += [(mt, method, config, n) for n in (PER_ROUND, 2 * PER_ROUND)]
+            else:
+                allow += [(mt, method, config, n) for n in (1, PER_ROUND + 1)]
+            if rule.maximum is not None:
+                # with one token per round every count is divisible: only the maximum decides
+                single = {sources[0]: 1}
+                over = rule.maximum + 1
+                reject.append((mt, method, single, over, f"num_speculative_tokens:{over} is above the maximum"))
+                allow.append((mt, method, single, rule.maximum))
+            if rule.warn_above is not None:
+                warn_config = {sources[0]: 1}
+                warn.append((mt, method, warn_config, rule.warn_above, False))
+                warn.append((mt, method, warn_config, rule.warn_above + 1, True))
+            expected_overrides = {"model_type": found.draft_model_type, "n_predict": expected}
+            if found.draft_architecture is not None:
+                expected_overrides["architectures"] = [found.draft_architecture]
+            overrides.append((mt, method, hf, expected_overrides))
+            if plan.adaptive_message:
+                adaptive.append((mt, method, found.adaptive_verification))
+    return SpeculativeTests(
+        forbidden,
+        tuple(allowed),
+        tuple(not_wired),
+        tuple(per_round),
+        tuple(defaults),
+        tuple(reject),
+        tuple(allow),
+        tuple(warn),
+        tuple(overrides),
+        tuple(adaptive),
+        plan.adaptive_message,
+        _site_cases(family, plan.sites),
+        FOREIGN_MODEL_TYPE,
+    )
+
+
+def _site_cases(family: Family, sites: tuple[Site, ...]) -> tuple[tuple[str, str, object], ...]:
+    model_type = {v.name: v.model_type for v in family.variants}
+    cases = []
+    for site in sites:
+        unanswered = False if site.boolean else None
+        for variant, value in site.values:
+            cases.append((site.name, model_type[variant], unanswered if value is None else value))
+        cases.append((site.name, FOREIGN_MODEL_TYPE, unanswered))
+    return tuple(cases)
+
+
+@dataclass(frozen=True)
+class RunnerTests:
+    reject: tuple[tuple[bool, str, str, str], ...]  # (use_v2, architecture, mode, message)
+    allow: tuple[tuple[bool, str, str], ...]
+    piecewise: tuple[tuple[str, bool], ...]
+    defaults: tuple[tuple[str, bool | None], ...]
+
+
+def runner_tests(plan: RunnerPlan) -> RunnerTests:
+    reject, allow = [], []
+    for f in plan.forbidden:
+        others = [a for a in plan.all_architectures if a not in f.architectures] + [FOREIGN_ARCHITECTURE]
+        for arch in f.architectures:
+            reject += [(f.use_v2_model_runner, arch, mode, f.message) for mode in f.mode_names]
+            allow += [(not f.use_v2_model_runner, arch, mode) for mode in f.mode_names]
+            allow += [(f.use_v2_model_runner, arch, mode) for mode in f.allowed_mode_names]
+        allow += [(f.use_v2_model_runner, arch, mode) for arch in others for mode in f.mode_names]
+    forbidden_keys = {(r[0], r[1], r[2]) for r in reject}
+    allow = [a for a in dict.fromkeys(allow) if a not in forbidden_keys]
+    defaults = [(a, True) for a, _ in plan.v2_default_architectures]
+    defaults += [(a, False) for a, _ in plan.v1_default_architectures]
+    defaults.append((FOREIGN_ARCHITECTURE, None))
+    return RunnerTests(
+        tuple(reject),
+        tuple(allow),
+        tuple((m.value, m.has_piecewise_cudagraphs) for m in CudaGraphMode),
+        tuple(defaults),
+    )
+
+
+@dataclass(frozen=True)
+class KvTests:
+    cases: tuple[tuple[str, bool, bool], ...]  # (type, state with no repeat pattern, with one)
+    ratio_allow: tuple[tuple[str, int], ...]
+    ratio_reject: tuple[tuple[str, int, str], ...]
+
+
+def kv_tests(family: Family, plan: KvPlan) -> KvTests:
+    from .binding import kv_types
+
+    types = {t.name: t for t in kv_types(family)}
+
+    def state_like(name: str) -> StateLike:
+        while name is not None:
+            if types[name].state_like is not StateLike.NEVER:
+                return types[name].state_like
+            name = types[name].parent
+        return StateLike.NEVER
+
+    cases = tuple(
+        (name, state_like(name) is not StateLike.NEVER, state_like(name) is StateLike.ALWAYS) for name in types
+    )
+    allow, reject = [], []
+    for variant in family.variants:
+        kv = variant.kv_cache
+        if kv is None or not kv.unsupported_compress_ratio_message:
+            continue
+        allow += [(variant.model_type, r) for r in kv.compress_ratios]
+        bad = max(kv.compress_ratios) + 1
+        text = " ".join(kv.unsupported_compress_ratio_message.split())
+        reject.append((variant.model_type, bad, text.format(layer_id=7, compress_ratio=bad)))
+    return KvTests(cases, tuple(allow), tuple(reject))
+
+
+@dataclass(frozen=True)
+class CheckpointTests:
+    cases: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...], int], ...]
+
+
+def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
+    sets = {(ws.model_type, ws.name): ws for ws in plan.weight_sets}
+    cases = []
+    for model_type, method, name in plan.method_sets:
+        ws = sets[(model_type, name)]
+        count = ws.default_stage_count or 1
+        required = tuple(ws.stage_prefix.format(i=i) + w for i in range(count) for w in ws.required)
+        optional = tuple(ws.stage_prefix.format(i=i) + w for i in range(count) for w in ws.optional)
+        cases.append((model_type, method, required, optional, count))
+    return CheckpointTests(tuple(cases))
