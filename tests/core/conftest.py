@@ -1,0 +1,39 @@
+"""Shared fixtures for the compiler-core tests: a copy of the real specs, and the CLI run in a
+subprocess exactly as a user runs it (``python -m dsv41gen ...``)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from corehelpers import SPECS, V41, CliResult, cli
+
+
+@pytest.fixture
+def run_cli(tmp_path):
+    """run_cli(*args, cwd=tmp_path, env=None) -> CliResult (rc, stdout, stderr)."""
+
+    def run(*args, cwd: Path | None = None, env: dict[str, str] | None = None) -> CliResult:
+        return cli(args, cwd or tmp_path, env)
+
+    return run
+
+
+@pytest.fixture
+def specs_copy(tmp_path) -> Path:
+    """tmp_path/specs: a copy of the repository's specs, free to edit."""
+    target = tmp_path / "specs"
+    shutil.copytree(SPECS, target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def reference_build(tmp_path_factory) -> Path:
+    """One build of the real specs (copied), shared by the tests that only read it.
+    Layout: <root>/specs, <root>/out/deepseek_v4/..."""
+    root = tmp_path_factory.mktemp("reference")
+    shutil.copytree(SPECS, root / "specs")
+    result = cli(["build", f"specs/{V41}", "--out", "out"], root)
+    assert result.rc == 0, result.output
+    return root
