@@ -488,8 +488,9 @@ def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scal
             ),
         ),
         Check(
-            f"cos_sin_cache.device() == kv.device() && cos_sin_cache.scalar_type() == at::kFloat && "
-            f"cos_sin_cache.dim() == 2 && cos_sin_cache.size(1) == {rd} && cos_sin_cache.is_contiguous()",
+            "cos_sin_cache.device() == kv.device() && "
+            "cos_sin_cache.scalar_type() == at::kFloat && cos_sin_cache.dim() == 2 && "
+            f"cos_sin_cache.size(1) == {rd} && cos_sin_cache.is_contiguous()",
             _msg(
                 f"cos_sin_cache must be a contiguous float32 [max_position, {rd}] tensor on ",
                 "{kv.device()}",
@@ -500,6 +501,16 @@ def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scal
             ),
         ),
     ]
+    kv.append(
+        Check(
+            f"reinterpret_cast<uintptr_t>(kv.data_ptr()) % {VECTOR_BYTES} == 0 && "
+            f"reinterpret_cast<uintptr_t>(cos_sin_cache.data_ptr()) % {VECTOR_BYTES} == 0",
+            _msg(
+                f"kv and cos_sin_cache must start at {VECTOR_BYTES}-byte aligned addresses "
+                "(the kernel reads 16-byte vectors); pass a .clone() of a sliced tensor"
+            ),
+        )
+    )
     cache_dtype_names = sorted(
         {c.cache_dtype for c in plan_caches}, key=[c.cache_dtype for c in plan_caches].index
     )
@@ -513,7 +524,8 @@ def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scal
         Check(
             "k_cache.dim() == 3",
             _msg(
-                "k_cache must be a 3-D paged cache [num_blocks, block_size, record_width], got sizes ",
+                "k_cache must be a 3-D paged cache [num_blocks, block_size, record_width], "
+                "got sizes ",
                 "{k_cache.sizes()}",
             ),
         ),
@@ -538,7 +550,8 @@ def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scal
             cache_cond,
             _msg(
                 f"k_cache dtype must be {_join([n for n in cache_dtype_names])} "
-                f"(cache formats of {variant}: {', '.join(c.spec_name for c in plan_caches)}), got ",
+                f"(cache formats of {variant}: {', '.join(c.spec_name for c in plan_caches)}), "
+                "got ",
                 "{k_cache.scalar_type()}",
             ),
         ),
@@ -560,7 +573,8 @@ def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scal
             ),
         ),
         Check(
-            f"q_in.dim() == 3 && q_in.size(0) == kv.size(0) && q_in.size(2) == {hd} && q_in.is_contiguous()",
+            f"q_in.dim() == 3 && q_in.size(0) == kv.size(0) && q_in.size(2) == {hd} && "
+            "q_in.is_contiguous()",
             _msg(
                 f"q_in must be a contiguous [num_tokens, num_heads_q, {hd}] tensor with kv's ",
                 "{kv.size(0)}",
@@ -578,7 +592,7 @@ def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scal
             ),
         ),
         Check(
-            f"q_out.device() == kv.device() && q_out.dim() == 3 && q_out.size(0) == q_in.size(0) && "
+            "q_out.device() == kv.device() && q_out.dim() == 3 && q_out.size(0) == q_in.size(0) && "
             f"q_out.size(1) == q_head_padded && q_out.size(2) == {hd} && q_out.is_contiguous()",
             _msg(
                 f"q_out must be a contiguous [num_tokens, q_head_padded, {hd}] tensor on ",
@@ -590,6 +604,16 @@ def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scal
             ),
         ),
     ]
+    q.append(
+        Check(
+            f"reinterpret_cast<uintptr_t>(q_in.data_ptr()) % {VECTOR_BYTES} == 0 && "
+            f"reinterpret_cast<uintptr_t>(q_out.data_ptr()) % {VECTOR_BYTES} == 0",
+            _msg(
+                f"q_in and q_out must start at {VECTOR_BYTES}-byte aligned addresses "
+                "(the kernel moves 16-byte vectors); pass a .clone() of a sliced tensor"
+            ),
+        )
+    )
     return tuple(kv), tuple(q), tuple(cache)
 
 
@@ -611,7 +635,8 @@ def _with_format_checks(caches: tuple[CachePlan, ...], variant: str) -> tuple[Ca
             Check(
                 f"k_cache.size(2) == {rw}",
                 _msg(
-                    f"k_cache.size(2) must be {rw} for the {c.spec_name} cache format ({c.description}), got ",
+                    f"k_cache.size(2) must be {rw} for the {c.spec_name} cache format "
+                    f"({c.description}), got ",
                     "{k_cache.size(2)}",
                     hint,
                 ),
@@ -623,7 +648,8 @@ def _with_format_checks(caches: tuple[CachePlan, ...], variant: str) -> tuple[Ca
                     f"k_cache.stride(1) == {rw}",
                     _msg(
                         f"a {c.spec_name} cache block must be one contiguous byte range "
-                        f"(token data then scales), so k_cache.stride(1) must be {rw}, got strides ",
+                        f"(token data then scales), so k_cache.stride(1) must be {rw}, "
+                        "got strides ",
                         "{k_cache.strides()}",
                     ),
                 )
@@ -632,7 +658,10 @@ def _with_format_checks(caches: tuple[CachePlan, ...], variant: str) -> tuple[Ca
             what = "k_cache.stride(0) (bytes per block)"
         else:
             eb = c.cache_elem_bytes
-            align = f"(k_cache.stride(0) * {eb}) % {VECTOR_BYTES} == 0 && (k_cache.stride(1) * {eb}) % {VECTOR_BYTES} == 0"
+            align = (
+                f"(k_cache.stride(0) * {eb}) % {VECTOR_BYTES} == 0 && "
+                f"(k_cache.stride(1) * {eb}) % {VECTOR_BYTES} == 0"
+            )
             what = "k_cache's block and token strides in bytes"
         checks.append(
             Check(
@@ -650,7 +679,8 @@ def _with_format_checks(caches: tuple[CachePlan, ...], variant: str) -> tuple[Ca
                     "fp8_scale.has_value() && fp8_scale->device() == kv.device() && "
                     "fp8_scale->scalar_type() == at::kFloat && fp8_scale->numel() == 1",
                     _msg(
-                        f"a {c.cache_dtype} ({c.spec_name}) cache needs fp8_scale: a float32 tensor on ",
+                        f"a {c.cache_dtype} ({c.spec_name}) cache needs fp8_scale: "
+                        "a float32 tensor on ",
                         "{kv.device()}",
                         " holding exactly one per-tensor scale",
                     ),
@@ -661,7 +691,8 @@ def _with_format_checks(caches: tuple[CachePlan, ...], variant: str) -> tuple[Ca
                 Check(
                     "!fp8_scale.has_value()",
                     _msg(
-                        f"fp8_scale is used only by a per-tensor-scaled fp8 cache; pass None for the {c.spec_name} cache"
+                        "fp8_scale is used only by a per-tensor-scaled fp8 cache; "
+                        f"pass None for the {c.spec_name} cache"
                     ),
                 )
             )

@@ -1,0 +1,133 @@
+"""Planner and rendered text of the fused RoPE + KV insert: what the spec decides shows up."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from dsv41gen.plan.rope_kv import KV_OP_SCHEMA, RopeKvPlanError, plan_rope_kv, render_rope_kv
+
+V4 = "deepseek_v4"
+V41 = "deepseek_v41"
+
+
+def test_instantiations_follow_the_spec(rope_kv_plans):
+    plan = rope_kv_plans[V41]
+    assert plan.heads == (0, 8, 16, 32, 64, 128)
+    assert [u.file_name for u in plan.units][:2] == ["rope_kv_inst_h0.cu", "rope_kv_inst_h8.cu"]
+    kv_only = plan.units[0]
+    assert kv_only.apply_q_norm == (False,)  # the KV-only insert has no Q to normalise
+    assert all(u.apply_q_norm == (False, True) for u in plan.units[1:])
+    assert len(plan.instantiations) == 2 * (1 + 5 * 2) * 4
+    assert {c.spec_name for c in rope_kv_plans[V4].caches} == {"bf16", "fp8", "fp8_ds_mla"}
+
+
+def test_dispatch_error_lists_the_compiled_set(rope_kv_plans, rope_kv_spec_loader):
+    plan = rope_kv_plans[V41]
+    dispatch = render_rope_kv(plan)[f"{plan.csrc_dir}/rope_kv_dispatch.cu"]
+    message = "unsupported num_heads_q_padded=%d (compiled instantiations: 0, 8, 16, 32, 64, 128)."
+    assert f'"{message}"' in dispatch
+    reduced = plan_rope_kv(
+        dataclasses.replace(rope_kv_spec_loader(V41), num_heads_q_padded=(8, 0, 128)), V41
+    )
+    assert reduced.unsupported_heads_format.endswith("(compiled instantiations: 0, 8, 128).")
+    text = render_rope_kv(reduced)
+    assert sorted(p for p in text if "inst_h" in p) == [
+        f"{plan.csrc_dir}/rope_kv_inst_h0.cu",
+        f"{plan.csrc_dir}/rope_kv_inst_h128.cu",
+        f"{plan.csrc_dir}/rope_kv_inst_h8.cu",
+    ]
+    assert "case 16:" not in text[f"{plan.csrc_dir}/rope_kv_dispatch.cu"]
+
+
+def test_grid_rule_and_constants_reach_the_kernel(rope_kv_plans):
+    plan = rope_kv_plans[V41]
+    kernel = render_rope_kv(plan)[f"{plan.csrc_dir}/rope_kv_kernel.cuh"]
+    assert "kNumHeadsQPadded == 0 || num_tokens < kNumTokenCutoff" in kernel
+    common = render_rope_kv(plan)[f"{plan.csrc_dir}/rope_kv_common.h"]
+    assert "constexpr int kNumTokenCutoff = 1024;" in common
+    assert "constexpr int kThreadsPerBlock = 256;" in common
+    assert (plan.fp8_max_exponent, plan.fp8_max_mantissa_field) == (8, 0x600000)  # 1.75 * 2^8
+
+
+def test_bindings_schemas_and_checks(rope_kv_plans):
+    v41 = rope_kv_plans[V41]
+    bindings = render_rope_kv(v41)[f"{v41.csrc_dir}/rope_kv_bindings.cpp"]
+    # reference §7, verbatim
+    assert KV_OP_SCHEMA == (
+        "fused_deepseek_v4_kv_rope_insert(Tensor kv, Tensor! k_cache, Tensor slot_mapping, "
+        "Tensor position_ids, Tensor cos_sin_cache, int cache_block_size, Tensor? fp8_scale=None, "
+        "bool kv_mxfp8=False) -> ()"
+    )
+    assert f'm.def("{KV_OP_SCHEMA}");' in bindings
+    for text in (
+        "kv must be bfloat16 or float16",
+        "k_cache.size(2) must be 584 for the fp8_ds_mla cache format",
+        "pass kv_mxfp8=True",
+        "k_cache.size(2) must be 528 for the mxfp8 cache format",
+        "cache needs fp8_scale",
+        "k_cache.size(1) is ",
+        "only padded rows may be left out of slot_mapping",
+        "position_ids must cover every kv row",
+    ):
+        assert text in bindings, text
+    v4 = rope_kv_plans[V4]
+    v4_bindings = render_rope_kv(v4)[f"{v4.csrc_dir}/rope_kv_bindings.cpp"]
+    assert "kv_mxfp8=True, but variant deepseek_v4 has no mxfp8 cache format" in v4_bindings
+    assert "528" not in v4_bindings
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"head_dim": 256, "nope_dim": 192}, "head_dim must be 512"),
+        ({"nope_dim": 440, "rope_dim": 72}, "nope_dim must be a multiple of 16"),
+        ({"num_heads_q_padded": ()}, "num_heads_q_padded"),
+        ({"fp8_max": 448.1}, "not exactly representable"),
+    ],
+)
+def test_plan_rejects_what_the_kernel_cannot_do(rope_kv_spec_loader, change, message):
+    with pytest.raises(RopeKvPlanError, match=message):
+        plan_rope_kv(dataclasses.replace(rope_kv_spec_loader(V41), **change), V41)
+
+
+def test_plan_rejects_an_inconsistent_cache_format(rope_kv_spec_loader):
+    kernel = rope_kv_spec_loader(V41)
+    broken = tuple(
+        dataclasses.replace(f, scale_bytes=4) if f.name == "mxfp8" else f
+        for f in kernel.cache_formats
+    )
+    with pytest.raises(RopeKvPlanError, match="cache_formats.mxfp8"):
+        plan_rope_kv(dataclasses.replace(kernel, cache_formats=broken), V41)
+
+
+def test_rendering_is_deterministic(rope_kv_plans):
+    for plan in rope_kv_plans.values():
+        assert render_rope_kv(plan) == render_rope_kv(plan)
+
+
+def ruff() -> list[str] | None:
+    if shutil.which("ruff"):
+        return ["ruff"]
+    probe = subprocess.run([sys.executable, "-m", "ruff", "--version"], capture_output=True)
+    return [sys.executable, "-m", "ruff"] if probe.returncode == 0 else None
+
+
+def test_rendered_python_is_ruff_clean(rope_kv_rendered):
+    tool = ruff()
+    if tool is None:
+        pytest.skip("ruff is not installed")
+    files = [str(p) for d in rope_kv_rendered.values() for p in sorted(d.glob("*.py"))]
+    assert len(files) == 4
+    fmt = subprocess.run(
+        [*tool, "format", "--check", "--line-length", "100", *files], capture_output=True, text=True
+    )
+    assert fmt.returncode == 0, fmt.stdout + fmt.stderr
+    lint = subprocess.run(
+        [*tool, "check", "--line-length", "100", *files], capture_output=True, text=True
+    )
+    assert lint.returncode == 0, lint.stdout + lint.stderr

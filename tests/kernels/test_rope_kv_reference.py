@@ -1,0 +1,222 @@
+"""The pure-torch reference of the fused RoPE + KV insert, checked against hand-worked cases.
+
+The reference is the GPU tests' oracle and is generated from the same spec as the kernels, so
+here it is held to values worked out by hand (or by an independent float64 / numpy computation):
+RoPE of known vectors, known UE8M0 bytes, known e4m3 bytes, the packed block layout offsets.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+V4 = "deepseek_v4"
+V41 = "deepseek_v41"
+
+
+@pytest.fixture(scope="module")
+def ref(rope_kv_references):
+    return rope_kv_references[V41]
+
+
+def test_rope_of_a_known_pair_uses_gptj_pairs(ref):
+    x = torch.zeros(64)
+    x[2 * 5], x[2 * 5 + 1] = 2.0, 4.0  # pair 5
+    cos_sin = torch.zeros(64)
+    cos_sin[5], cos_sin[32 + 5] = 0.5, 0.75  # cos[5], sin[5]
+    out = ref.rope(x, cos_sin)
+    # (x1 cos - x2 sin, x2 cos + x1 sin) = (1 - 3, 2 + 1.5)
+    assert out[10].item() == -2.0 and out[11].item() == 3.5
+    assert torch.count_nonzero(out).item() == 2
+
+
+def test_rope_by_a_quarter_turn(ref):
+    x = torch.arange(64, dtype=torch.float32)
+    cos_sin = torch.cat((torch.zeros(32), torch.ones(32)))  # angle pi/2 for every pair
+    out = ref.rope(x, cos_sin).view(32, 2)
+    pairs = x.view(32, 2)
+    assert torch.equal(out[:, 0], -pairs[:, 1]) and torch.equal(out[:, 1], pairs[:, 0])
+
+
+@pytest.mark.parametrize(
+    "amax, byte",
+    [
+        (448.0, 127),  # amax == fp8_max: scale 2^0
+        (float(np.nextafter(np.float32(448), np.float32(1e9))), 128),
+        (1.0, 119),  # ceil(log2(1 / 448)) = ceil(-8.807) = -8
+        (2.0**-10 * 1.75, 109),  # 448 * 2^-18 exactly
+        (float(np.nextafter(np.float32(2.0**-10 * 1.75), np.float32(1))), 110),
+        (0.0, 0),  # floored at fp32 tiny: ceil(-126 - 8.807) + 127 < 0, clamped
+        (3.0e38, 247),  # largest byte a finite amax reaches
+    ],
+)
+def test_ue8m0_known_bytes(ref, amax, byte):
+    assert ref.ue8m0_scale(torch.tensor([amax], dtype=torch.float32)).item() == byte
+
+
+def test_ue8m0_matches_float64_ceil_log2(ref):
+    g = torch.Generator().manual_seed(0)
+    amax = torch.exp2(torch.empty(4000).uniform_(-140, 127, generator=g)).float()
+    got = ref.ue8m0_scale(amax).tolist()
+    tiny = torch.finfo(torch.float32).tiny
+    for a, b in zip(amax.tolist(), got, strict=True):
+        want = min(max(math.ceil(math.log2(max(a, tiny) / 448.0)) + 127, 0), 254)
+        assert b == want, a
+
+
+def test_ue8m0_reciprocal_is_the_exact_power_of_two(ref):
+    bytes_ = torch.arange(0, 254, dtype=torch.int32)
+    got = ref.ue8m0_reciprocal(bytes_).double()
+    assert torch.equal(
+        got, torch.tensor([2.0 ** (127 - b) for b in range(254)], dtype=torch.float64)
+    )
+
+
+@pytest.mark.parametrize(
+    "value, byte",
+    [
+        (1.0, 0x38),
+        (448.0, 0x7E),
+        (500.0, 0x7E),  # saturates
+        (-1e30, 0xFE),
+        (256.0, 0x78),
+        (2.0**-9, 0x01),  # smallest subnormal
+        (2.0**-10, 0x00),  # tie between 0 and 2^-9: to even
+        (3 * 2.0**-10, 0x02),  # tie between 2^-9 and 2^-8: to even
+        (0.0, 0x00),
+    ],
+)
+def test_e4m3_known_bytes(ref, value, byte):
+    assert ref.to_e4m3(torch.tensor([value], dtype=torch.float32)).item() == byte
+
+
+def test_inverse_rms_known_value(ref):
+    x = torch.full((3, 512), 2.0)
+    assert torch.equal(ref.inverse_rms(x, 0.0), torch.full((3,), 0.5))
+
+
+def test_inverse_rms_follows_the_kernel_order(ref):
+    """numpy float32, one scalar at a time: 32 lanes of 16 in-order sums, then the butterfly."""
+    g = torch.Generator().manual_seed(1)
+    x = (torch.randn(4, 512, generator=g) * torch.exp2(torch.randn(4, 1, generator=g) * 4)).float()
+    got = ref.inverse_rms(x, 1e-6)
+    for row, value in zip(x.numpy(), got.tolist(), strict=True):
+        lanes = [np.float32(0)] * 32
+        for lane in range(32):
+            for v in row[16 * lane : 16 * lane + 16]:
+                lanes[lane] = np.float32(lanes[lane] + np.float32(v * v))
+        offset = 16
+        while offset:
+            lanes = [np.float32(lanes[i] + lanes[i ^ offset]) for i in range(32)]
+            offset //= 2
+        mean = np.float32(lanes[0] / np.float32(512))
+        want = np.float32(np.float32(1) / np.sqrt(np.float32(mean + np.float32(1e-6))))
+        assert value == float(want)
+        assert (
+            abs(value - 1 / math.sqrt(float((row.astype(np.float64) ** 2).mean()) + 1e-6))
+            < 1e-6 * value
+        )
+
+
+def test_warp_per_slot_rule(ref):
+    assert ref.use_warp_per_slot(0, 10**6)  # KV-only: always (seed 002)
+    assert ref.use_warp_per_slot(8, 1023)
+    assert not ref.use_warp_per_slot(8, 1024)
+
+
+def paged_cache(fmt, num_blocks, block_size, pad_bytes=32):
+    """A poisoned cache with a padded block stride, and the uint8 backing it lives in."""
+    elem = torch.empty((), dtype=fmt.cache_dtype).element_size()
+    block_bytes = block_size * fmt.record_width * elem
+    backing = torch.randint(0, 256, (num_blocks, block_bytes + pad_bytes), dtype=torch.uint8)
+    cache = (
+        backing[:, :block_bytes]
+        .view(fmt.cache_dtype)
+        .view(num_blocks, block_size, fmt.record_width)
+    )
+    return backing, cache
+
+
+def one_token(value=1.0, rope_value=0.5):
+    kv = torch.full((1, 512), value, dtype=torch.bfloat16)
+    kv[0, 448:] = rope_value
+    cos_sin = torch.cat((torch.ones(1, 32), torch.zeros(1, 32)), dim=1)  # identity rotation
+    return kv, torch.tensor([0]), cos_sin
+
+
+@pytest.mark.parametrize("variant", [V4, V41])
+def test_fp8_ds_mla_block_layout(rope_kv_references, variant):
+    ref = rope_kv_references[variant]
+    fmt = ref.cache_format(torch.empty(0, dtype=torch.uint8), False)
+    assert fmt.name == "fp8_ds_mla" and fmt.record_width == 584
+    backing, cache = paged_cache(fmt, num_blocks=3, block_size=4)
+    before = backing.clone()
+    kv, positions, cos_sin = one_token()
+    ref.kv_rope_insert(kv, cache, torch.tensor([6]), positions, cos_sin, 4)  # block 1, row 2
+    data = 2 * 576  # row 2 of the block's token records
+    scales = 4 * 576 + 2 * 8  # after the block's 4 token records, row 2's 8 scale bytes
+    expect = before.clone()
+    expect[1, data : data + 448] = 0x78  # 1.0 * 2^(127 - 119) = 256 -> e4m3 0x78
+    expect[1, data + 448 : data + 576] = torch.tensor([0x00, 0x3F], dtype=torch.uint8).repeat(64)
+    expect[1, scales : scales + 8] = torch.tensor([119] * 7 + [0], dtype=torch.uint8)
+    assert torch.equal(backing, expect)
+
+
+def test_mxfp8_block_layout(ref):
+    fmt = ref.cache_format(torch.empty(0, dtype=torch.uint8), True)
+    assert fmt.name == "mxfp8" and fmt.record_width == 528
+    backing, cache = paged_cache(fmt, num_blocks=2, block_size=8)
+    before = backing.clone()
+    kv, positions, cos_sin = one_token()
+    ref.kv_rope_insert(kv, cache, torch.tensor([8 + 5]), positions, cos_sin, 8, kv_mxfp8=True)
+    expect = before.clone()
+    expect[1, 5 * 512 : 6 * 512] = 0x78  # 1.0 * 2^8 and 0.5 * 2^9 are both 256
+    scales = 8 * 512 + 5 * 16
+    expect[1, scales : scales + 16] = torch.tensor([119] * 14 + [118] * 2, dtype=torch.uint8)
+    assert torch.equal(backing, expect)
+
+
+def test_mxfp8_is_not_a_v4_format(rope_kv_references):
+    with pytest.raises(ValueError, match="deepseek_v4 has no cache format"):
+        rope_kv_references[V4].cache_format(torch.empty(0, dtype=torch.uint8), True)
+
+
+def test_plain_rows_and_skipped_slots(ref):
+    bf16 = ref.cache_format(torch.empty(0, dtype=torch.bfloat16), False)
+    backing, cache = paged_cache(bf16, num_blocks=2, block_size=4)
+    before = backing.clone()
+    kv = torch.randn(3, 512).to(torch.bfloat16)
+    cos_sin = torch.cat((torch.ones(1, 32), torch.zeros(1, 32)), dim=1)
+    # row 0 -> slot 7, row 1 skipped (-1), row 2 padded (not in slot_mapping)
+    ref.kv_rope_insert(
+        kv, cache, torch.tensor([7, -1]), torch.zeros(3, dtype=torch.long), cos_sin, 4
+    )
+    expect = before.clone()
+    expect[1, 3 * 1024 : 4 * 1024] = kv[0].view(torch.uint8)
+    assert torch.equal(backing, expect)
+
+
+def test_plain_fp8_divides_by_the_per_tensor_scale(ref):
+    fp8 = ref.cache_format(torch.empty(0, dtype=torch.float8_e4m3fn), False)
+    assert fp8.per_tensor_scale
+    backing, cache = paged_cache(fp8, num_blocks=1, block_size=2)
+    kv, positions, cos_sin = one_token(value=3.0, rope_value=-1024.0)
+    ref.kv_rope_insert(kv, cache, torch.tensor([1]), positions, cos_sin, 2, torch.tensor([2.0]))
+    assert torch.all(backing[0, 512:960] == 0x3C)  # 1.5 = 2^0 * (1 + 4/8)
+    assert torch.all(backing[0, 960:1024] == 0xFE)  # -512 saturates to -448
+
+
+def test_rotate_q_zero_fills_padded_heads(ref):
+    g = torch.Generator().manual_seed(2)
+    q = torch.randn(5, 3, 512, generator=g).to(torch.float16)
+    cos_sin = torch.cat((torch.ones(1, 32), torch.zeros(1, 32)), dim=1)
+    out = ref.rotate_q(q, torch.zeros(5, dtype=torch.long), cos_sin, 8, 1e-6, False)
+    assert out.shape == (5, 8, 512) and out.dtype == torch.float16
+    assert torch.equal(out[:, :3], q)  # no norm, identity rotation: unchanged
+    assert torch.count_nonzero(out[:, 3:]).item() == 0
+    normed = ref.rotate_q(q, torch.zeros(5, dtype=torch.long), cos_sin, 8, 1e-6, True)
+    rms = normed[:, :3].float().pow(2).mean(-1).sqrt()
+    assert torch.allclose(rms, torch.ones_like(rms), atol=2e-3)
