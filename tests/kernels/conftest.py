@@ -146,3 +146,15 @@ def rope_kv_references(rope_kv_rendered, rope_kv_plans) -> dict:
         v: _import_rendered(rope_kv_rendered[v], rope_kv_plans[v].reference_module)
         for v in ROPE_KV_VARIANTS
     }
+
+
+@pytest.fixture(scope="session")
+def rope_kv_spec_loader():
+    """variant -> typed kernels.rope_kv_insert (to plan variations of the spec in a test)."""
+    return rope_kv_kernel_spec
+
+
+@pytest.fixture(scope="session")
+def rope_kv_renderer():
+    """(directory, plan) -> directory, with the plan's family rendered into it."""
+    return render_rope_kv_into
