@@ -1,0 +1,164 @@
+"""The generated wiring against the reference facts (../shared/reference), typed in by hand.
+
+The generated tests check the code against the spec; these check the specs themselves: a value
+mistyped in a spec fails here even though the generated code faithfully reproduces it.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+V41_MTP_MESSAGE = (
+    "DeepSeek V4.1 has no classic-MTP draft: its checkpoints ship DSpark stages under mtp.* "
+    "(main_proj/markov_head/confidence_head) and carry no e_proj/h_proj/enorm/hnorm/hc_head "
+    "weights. Use speculative method 'dspark' instead of 'mtp'."
+)
+MRV1_MESSAGE = (
+    "DeepSeek V4 does not support PIECEWISE CUDA graphs with Model Runner V1. "
+    "Use Model Runner V2 or disable PIECEWISE CUDA graphs."
+)
+
+
+def test_registry_matches_reference_section_4(wiring):
+    assert wiring.registry.TEXT_GENERATION_MODELS == {
+        "DeepseekV4ForCausalLM": ("vllm.models.deepseek_v4", "DeepseekV4ForCausalLM"),
+    }
+    assert wiring.registry.MULTIMODAL_MODELS == {
+        "DeepseekV4ForConditionalGeneration": ("vllm.models.deepseek_v4", "DeepseekV4ForConditionalGeneration"),
+        "DeepseekV41ForCausalLM": ("vllm.models.deepseek_v41", "DeepseekV41ForCausalLM"),
+    }
+    assert wiring.registry.SPECULATIVE_DECODING_MODELS == {
+        "DeepSeekV4MTPModel": ("vllm.models.deepseek_v4", "DeepSeekV4MTP"),
+        "DSparkDraftModel": ("vllm.models.deepseek_v4", "DSparkDeepseekV4ForCausalLM"),
+        "DSparkV41DraftModel": ("vllm.models.deepseek_v41", "DSparkDeepseekV4ForCausalLM"),
+    }
+
+
+@pytest.mark.parametrize(
+    ("family", "v4", "v41"),
+    [(90, [256], [64]), (100, [256], [128]), (120, [256], [128]), (80, [256], [128]), (None, [256], [128])],
+)
+def test_indexer_block_sizes_match_reference_section_2(monkeypatch, wiring, family, v4, v41):
+    monkeypatch.setattr(wiring.backends, "device_is_capability_family", lambda f: f == family)
+    assert wiring.backends.DeepseekV4IndexerBackend.get_supported_kernel_block_sizes() == v4
+    assert wiring.backends.DeepseekV41IndexerBackend.get_supported_kernel_block_sizes() == v41
+    assert wiring.backends.DeepseekV41SparseIndexerBackend.get_supported_kernel_block_sizes() == v41
+    assert wiring.backends.DeepseekV41RocmMxfp4IndexerBackend.get_supported_kernel_block_sizes() == [64, 128]
+
+
+def test_v41_backend_overrides_only_name_and_block_sizes(wiring):
+    v41 = wiring.backends.DeepseekV41IndexerBackend
+    assert v41.__bases__ == (wiring.backends.DeepseekV4IndexerBackend,)
+    own = {name for name in vars(v41) if not name.startswith("__")}
+    assert own == {"get_name", "get_supported_kernel_block_sizes"}
+    assert v41.get_name() == "DEEPSEEK_V41_INDEXER"
+
+
+def test_mtp_on_v41_raises_vllms_message(wiring):
+    with pytest.raises(ValueError) as error:
+        wiring.speculative.validate_method("deepseek_v41", "mtp")
+    assert str(error.value) == V41_MTP_MESSAGE
+
+
+def test_divisibility_message_matches_vllm(wiring):
+    config = {"num_nextn_predict_layers": 3}
+    with pytest.raises(ValueError) as error:
+        wiring.speculative.resolve_num_speculative_tokens("deepseek_v4", "mtp", config, 5)
+    assert str(error.value) == "num_speculative_tokens:5 must be divisible by n_predict=3"
+    with pytest.warns(UserWarning, match="num_speculative_tokens=6 is above 1"):
+        assert wiring.speculative.resolve_num_speculative_tokens("deepseek_v4", "mtp", config, 6) == 6
+    assert wiring.speculative.resolve_num_speculative_tokens("deepseek_v4", "mtp", config) == 3
+
+
+def test_v41_dspark_drafts_block_size_tokens_not_mtp_stages(wiring):
+    flash = {"num_nextn_predict_layers": 3, "dspark_block_size": 5, "n_predict": 3}
+    assert wiring.speculative.tokens_per_round("deepseek_v41", "dspark", flash) == 5
+    assert wiring.speculative.tokens_per_round("deepseek_v41", "dspark", {"n_predict": 4}) == 4
+    # DSpark has no divisibility check: 7 is accepted for a block of 5
+    assert wiring.speculative.resolve_num_speculative_tokens("deepseek_v41", "dspark", flash, 7) == 7
+
+
+def test_draft_config_rewrites_match_reference_section_1(wiring):
+    v4 = {"num_nextn_predict_layers": 1, "dspark_block_size": 5}
+    v41 = {"num_nextn_predict_layers": 3, "dspark_block_size": 5}
+    rewrite = wiring.speculative.draft_config_overrides
+    assert rewrite("deepseek_v4", "mtp", v4) == {
+        "model_type": "deepseek_mtp",
+        "n_predict": 1,
+        "architectures": ["DeepSeekV4MTPModel"],
+    }
+    assert rewrite("deepseek_v4", "dspark", v4)["architectures"] == ["DSparkDraftModel"]
+    assert rewrite("deepseek_v4", "dspark", v4)["model_type"] == "deepseek_v4"
+    assert rewrite("deepseek_v41", "dspark", v41) == {
+        "model_type": "deepseek_v41",
+        "n_predict": 5,
+        "architectures": ["DSparkV41DraftModel"],
+    }
+
+
+def test_merge_and_fork_follow_seed_000_section_8(wiring):
+    dispatch = wiring.dispatch
+    # merged: same behaviour for both
+    assert dispatch.dspark_reuses_target_kv_layout("deepseek_v4") and dispatch.dspark_reuses_target_kv_layout("deepseek_v41")
+    assert dispatch.eagle_style_fallback("deepseek_v4") and dispatch.eagle_style_fallback("deepseek_v41")
+    assert not dispatch.eagle_style_fallback("llama")
+    # forked: MTP architecture, draft architecture name, tokens-per-round semantics
+    assert (dispatch.mtp_draft_architecture("deepseek_v4"), dispatch.mtp_draft_architecture("deepseek_v41")) == (
+        "DeepSeekV4MTPModel",
+        None,
+    )
+    assert dispatch.dspark_draft_architecture("deepseek_v41") == "DSparkV41DraftModel"
+    assert dispatch.dspark_tokens_per_round_sources("deepseek_v41") == ("dspark_block_size", "n_predict")
+
+
+@pytest.mark.parametrize(
+    ("v2", "arch", "mode", "rejected"),
+    [
+        (False, "DeepseekV4ForCausalLM", "PIECEWISE", True),
+        (False, "DeepseekV4ForCausalLM", "FULL_AND_PIECEWISE", True),
+        (True, "DeepseekV4ForCausalLM", "PIECEWISE", False),
+        (False, "DeepseekV4ForCausalLM", "NONE", False),
+        (False, "DeepseekV4ForCausalLM", "FULL", False),
+        (False, "DeepseekV4ForCausalLM", "FULL_DECODE_ONLY", False),
+        (False, "LlamaForCausalLM", "PIECEWISE", False),
+    ],
+)
+def test_runner_guard_matches_seed_004(wiring, v2, arch, mode, rejected):
+    mode_value = getattr(wiring._binding.CUDAGraphMode, mode)
+    if rejected:
+        with pytest.raises(ValueError) as error:
+            wiring.runner.check_runner_mode([arch], v2, mode_value)
+        assert str(error.value) == MRV1_MESSAGE
+    else:
+        wiring.runner.check_runner_mode([arch], v2, mode_value)
+    assert wiring.runner.default_uses_v2_model_runner("DeepseekV4ForCausalLM") is True
+
+
+@pytest.mark.parametrize(
+    ("type_name", "unsplit", "split"),
+    [
+        ("MambaSpec", True, True),
+        ("CircularBufferSpec", True, True),
+        ("SlidingWindowSpec", True, False),
+        ("SlidingWindowMLASpec", True, False),
+        ("FullAttentionSpec", False, False),
+        ("MLAAttentionSpec", False, False),
+        ("ChunkedLocalAttentionSpec", False, False),
+    ],
+)
+def test_state_bucket_matches_reference_section_3(wiring, type_name, unsplit, split):
+    spec = object.__new__(getattr(wiring._binding, type_name))
+    bucket = SimpleNamespace(first_spec=spec, kv_cache_specs=[spec])
+    assert wiring.kv_cache.is_state_bucket(bucket, None) is unsplit
+    assert wiring.kv_cache.is_state_bucket(bucket, 4) is split
+
+
+def test_v41_compress_ratio_message(wiring):
+    with pytest.raises(ValueError) as error:
+        wiring.kv_cache.validate_compress_ratio("deepseek_v41", 12, 4)
+    assert str(error.value) == (
+        "DeepSeek V4.1 layer 12 has compress_ratio=4; only 0 (sliding window), 1 and 2 are supported."
+    )
+    wiring.kv_cache.validate_compress_ratio("deepseek_v4", 12, 4)  # V4 supports C4
