@@ -47,12 +47,18 @@ class ValueFormat:
     exp_bias: int
     max_finite: float
     torch_dtype: str
+    triton_dtype: str
 
 
 # The value types this emitter can produce. E4M3FN: bias 7, no infinities, S.1111.111 is NaN.
 VALUE_FORMATS: dict[ScalarType, ValueFormat] = {
     ScalarType.FLOAT8_E4M3FN: ValueFormat(
-        exp_bits=4, mant_bits=3, exp_bias=7, max_finite=448.0, torch_dtype="torch.float8_e4m3fn"
+        exp_bits=4,
+        mant_bits=3,
+        exp_bias=7,
+        max_finite=448.0,
+        torch_dtype="torch.float8_e4m3fn",
+        triton_dtype="tl.float8e4nv",
     ),
 }
 
@@ -114,6 +120,7 @@ class Mxfp8Plan:
     format_name: str
     block_size: int
     value_dtype: str  # torch dtype of xq
+    value_triton_dtype: str  # the same type in triton.language
     value_max: float
     value_mant_bits: int
     value_exp_bias: int
@@ -228,9 +235,6 @@ def plan_mxfp8(
     min_normal_exp = 1 - vf.exp_bias  # e4m3: -6
     min_sub_exp = min_normal_exp - vf.mant_bits  # e4m3: -9
     round_shift = FP32_MANT_BITS - vf.mant_bits  # 20
-    rebias = (FP32_BIAS - vf.exp_bias) << FP32_MANT_BITS  # fp32 exponent 121 <-> e4m3 exponent 1
-    # |v| + 2^(23 + min_sub_exp) rounds |v| to a multiple of 2^min_sub_exp (RNE, one fp32 add)
-    magic = math.ldexp(1.0, FP32_MANT_BITS + min_sub_exp)
     value_sign = 1 << (vf.exp_bits + vf.mant_bits)
     value_nan = value_sign - 1  # S.1111.111 without the sign
 
@@ -241,6 +245,8 @@ def plan_mxfp8(
         Constant("FP32_ABS_MASK", _hex(0x7FFFFFFF), "fp32 format: all bits but the sign"),
         Constant("FP32_MANT_BITS", str(FP32_MANT_BITS), "fp32 format"),
         Constant("FP32_MANT_MASK", _hex((1 << FP32_MANT_BITS) - 1), "fp32 format"),
+        Constant("FP32_EXP_MASK", _hex(0xFF << FP32_MANT_BITS), "fp32 format"),
+        Constant("FP32_SIGN_MASK", _hex(-(1 << 31)), "fp32 format: the sign bit, as an int32"),
         Constant(
             "FP32_NONFINITE_BITS", _hex(0x7F800000), "fp32 format: |x| bits >= this is inf or NaN"
         ),
@@ -272,41 +278,13 @@ def plan_mxfp8(
             _hex((FP32_BIAS + min_normal_exp) << FP32_MANT_BITS),
             f"{src_vd}: smallest normal 2^{min_normal_exp} as fp32 bits",
         ),
-        Constant("VALUE_ROUND_SHIFT", str(round_shift), f"{src_vd}: 23 - mantissa bits"),
         Constant(
-            "VALUE_ROUND_HALF",
-            _hex((1 << (round_shift - 1)) - 1),
-            f"{src_vd}: half an ulp minus one",
+            "VALUE_MAGIC_OFFSET",
+            _hex((round_shift << FP32_MANT_BITS) | (1 << (FP32_MANT_BITS - 1))),
+            f"{src_vd}: magic = 1.5 * 2^(e + 23 - mantissa bits), ulp = grid step at 2^e",
         ),
-        Constant("VALUE_REBIAS_BITS", _hex(rebias), f"{src_vd}: (127 - exponent bias) << 23"),
-        Constant(
-            "VALUE_SUBNORMAL_MAGIC",
-            _float_literal(magic),
-            f"{src_vd}: 2^(23 + {min_sub_exp}), its ulp is the smallest subnormal",
-        ),
-        Constant(
-            "VALUE_SUBNORMAL_MAGIC_BITS", _hex(_fp32_bits(magic)), f"{src_vd}: bits of the magic"
-        ),
-        Constant("VALUE_SIGN", _hex(value_sign), f"{src_vd}: sign bit of a code"),
-        Constant(
-            "VALUE_SIGN_SHIFT",
-            str(31 - vf.exp_bits - vf.mant_bits),
-            f"{src_vd}: fp32 sign bit -> code sign bit",
-        ),
-        Constant(
-            "VALUE_MIN_NORMAL_CODE",
-            _hex(1 << vf.mant_bits),
-            f"{src_vd}: codes below this are subnormal",
-        ),
-        Constant(
-            "VALUE_MAG_MASK", _hex(value_sign - 1), f"{src_vd}: all bits of a code but the sign"
-        ),
+        Constant("VALUE_MAG_MASK", _hex(value_sign - 1), f"{src_vd}: a code without its sign"),
         Constant("VALUE_NAN", _hex(value_nan), f"{src_vd}: the NaN code (no infinities)"),
-        Constant(
-            "VALUE_SUBNORMAL_STEP",
-            _float_literal(math.ldexp(1.0, min_sub_exp)),
-            f"{src_vd}: 2^{min_sub_exp}, the smallest subnormal",
-        ),
         Constant("FP32_BIAS", str(FP32_BIAS), "fp32 format"),
         Constant("FP32_QNAN_BITS", _hex(0x7FC00000), "fp32 format: the quiet NaN torch produces"),
         Constant("SCALE_BIAS", str(fmt.scale_bias), f"{sec}.scale.bias"),
@@ -359,6 +337,7 @@ def plan_mxfp8(
         format_name=fmt.name,
         block_size=fmt.block_size,
         value_dtype=vf.torch_dtype,
+        value_triton_dtype=vf.triton_dtype,
         value_max=fmt.value_max,
         value_mant_bits=vf.mant_bits,
         value_exp_bias=vf.exp_bias,

@@ -389,7 +389,8 @@ def test_subnormal_safety_every_reachable_scale(run, mxfp8_plan):
     """Drive the kernel through every amax exponent class (each fp32 biased exponent, with the
     fraction at, just above and below value_max's), plus NaN and inf, and collect every sb it
     produces. For each one, every scale-derived fp32 intermediate of the generated kernels is
-    normal: the reciprocal 2^(127 - sb), the two dequantization factors, the rounding magic."""
+    normal: the reciprocal 2^(127 - sb), the two dequantization factors, the rounding magic
+    (data-dependent products of subnormal inputs are the data's own, not scale intermediates)."""
     consts = {c.name: c.literal for c in mxfp8_plan.constants}
     amaxes = []
     for e in range(0, 255):
@@ -408,7 +409,12 @@ def test_subnormal_safety_every_reachable_scale(run, mxfp8_plan):
         exp_hi = (sb - 127) >> 1
         for factor_exp in (exp_hi, sb - 127 - exp_hi):
             assert -126 <= factor_exp <= 127, sb
-    assert float(consts["VALUE_SUBNORMAL_MAGIC"]) >= FP32_TINY
+    # the rounding magic 1.5 * 2^(e + 20) for every exponent e a scaled value can have (it is
+    # floored at the smallest normal, -6, and |scaled| <= 448 < 2^9)
+    for e in range(-6, 9):
+        magic_bits = ((e + 127) << 23) + int(consts["VALUE_MAGIC_OFFSET"], 16)
+        magic = float(np.uint32(magic_bits).view(np.float32))
+        assert magic == 1.5 * 2.0 ** (e + 20) and magic >= FP32_TINY
     # the amax floor is fp32's smallest normal
     assert int(consts["AMAX_FLOOR_BITS"], 16) == np.float32(FP32_TINY).view(np.uint32)
 

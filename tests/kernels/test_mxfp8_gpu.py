@@ -44,3 +44,18 @@ def test_bit_exact_large_strided(mxfp8_module, mxfp8_reference_module):
 def test_bit_exact_65536x4096(mxfp8_module, mxfp8_reference_module):
     x = torch.randn(65536, 4096, device="cuda", dtype=torch.bfloat16)
     _check(mxfp8_module, mxfp8_reference_module, x, "swizzled_128x4")
+
+
+@pytest.mark.parametrize("tiles", [(8, 1024, 4), (4, 1024, 4), (16, 512, 4), (4, 2048, 4)])
+def test_bit_exact_other_launches(mxfp8_module, mxfp8_reference_module, tiles):
+    """Candidate launch parameters for the spec are bit-exact too (the sweep times them)."""
+    bm, bk, nw = tiles
+    x = torch.randn(1000, 7168, device="cuda", dtype=torch.bfloat16)
+    x[7, :32] = 0
+    x[9, 64:96] = torch.finfo(torch.bfloat16).tiny / 3
+    for layout in ("row_major", "swizzled_128x4"):
+        xq, s = mxfp8_module.quantize(x, layout, block_m=bm, block_k=bk, num_warps=nw)
+        rq, rs = mxfp8_reference_module.quantize_reference(x, layout)
+        assert torch.equal(xq.view(torch.uint8), rq.view(torch.uint8)) and torch.equal(s, rs)
+        out = mxfp8_module.dequantize(xq, s, layout, block_m=bm, block_k=bk, num_warps=nw)
+        assert torch.equal(out, mxfp8_reference_module.dequantize_reference(xq, s, layout))
