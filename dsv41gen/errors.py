@@ -28,7 +28,15 @@ class Diagnostic:
 
     def __str__(self) -> str:
         where = f"{self.path}: " if self.path else ""
-        return f"{self.location}: {where}{self.message}"
+        return printable(f"{self.location}: {where}{self.message}")
+
+
+def printable(text: str) -> str:
+    """One line of plain text: a key such as '\\r' or a value with a newline (both come straight
+    from the spec) is shown escaped, so it can neither split a message nor drive the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 @dataclass
