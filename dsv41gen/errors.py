@@ -70,4 +70,13 @@ def did_you_mean(word: str, candidates: Iterable[str]) -> str:
 
 
 def dotted(path: Iterable[object]) -> str:
-    return ".".join(str(p) for p in path)
+    """speculative.methods.mtp; a key that would make the path ambiguous or invisible (empty,
+    with a '.', whitespace or a control character) is quoted: renames.'markov_head.embed'."""
+    return ".".join(_part(p) for p in path)
+
+
+def _part(part: object) -> str:
+    text = str(part)
+    if isinstance(part, str) and (not text or "." in text or not text.isprintable() or any(c.isspace() for c in text)):
+        return repr(text)
+    return text
