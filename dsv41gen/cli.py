@@ -174,11 +174,31 @@ def check(specs: tuple[Path, ...], out_dir: Path) -> None:
 
 
 @main.command()
-@_spec_argument
+@click.argument("specs", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 @_out_option
+@click.option("--against", "ref", metavar="GIT_REF", help="Compare the specs at this git ref with the working tree.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+    help="Report format for --against (markdown: a PR comment; json: for tools).",
+)
 @_guarded
-def diff(specs: tuple[Path, ...], out_dir: Path) -> None:
-    """Preview what `build` would change, as a unified diff, without writing."""
+def diff(specs: tuple[Path, ...], out_dir: Path, ref: str | None, fmt: str) -> None:
+    """Preview what `build` would change; with --against, a semantic review of spec changes.
+
+    Without --against: the unified diff of --out against a fresh build. With --against REF:
+    every changed spec field classified BREAKING / BEHAVIOUR / COSMETIC, then the generated-code
+    diff between REF's specs and the working tree's. Exit 5 when a breaking change is not
+    accepted under `review.accepted_breaking_changes` in the spec.
+    """
+    specs = specs or _default_specs()
+    if ref is not None:
+        from .review import run_review
+
+        sys.exit(run_review(specs, ref, fmt, click.echo))
     from .write import compare
 
     for result in build_texts(specs, out_dir):
@@ -187,6 +207,15 @@ def diff(specs: tuple[Path, ...], out_dir: Path) -> None:
             click.echo(text, nl=False)
         if comparison.clean:
             click.echo(f"{out_dir / result.package}: no changes")
+
+
+def _default_specs() -> tuple[Path, ...]:
+    found = tuple(sorted(Path("specs").glob("*.yaml")))
+    if not found:
+        from .pipeline import UsageError
+
+        raise UsageError("no SPEC given and no specs/*.yaml here")
+    return found
 
 
 @main.command()

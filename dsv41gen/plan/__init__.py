@@ -2,7 +2,8 @@
 
 Every decision about generated code is made here, in Python: which files exist, which classes
 override what, where variants merge into one branch and where they fork. Templates only lay the
-decided values out.
+decided values out. Each planned file records the planner rule that produced it, which
+``dsv41gen why`` reports.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from ..errors import SpecError
 from ..model import Family
 from .sources import SourceMap
 
@@ -19,6 +21,7 @@ class OutputFile:
     path: str  # relative to the output directory, POSIX separators
     template: str  # under templates/
     context: tuple[tuple[str, object], ...]  # keyword arguments for the template
+    rule: str = ""  # the planner rule behind the file, for `dsv41gen why`
 
     @property
     def comment_prefix(self) -> str:
@@ -31,39 +34,95 @@ class FamilyPlan:
     files: tuple[OutputFile, ...]
 
 
+RULES = {
+    "registry": "plan.registry: one entry per architecture, in the registry table its spec names; register() covers the target tables",
+    "binding": "plan.binding: vLLM's real classes when importable, stand-ins otherwise, chosen in this one module",
+    "backends": "plan.backends: a backend subclasses its parent and overrides only what its spec changes; capability families equal to the default fold into it",
+    "dispatch": "plan.dispatch: variants grouped by their resolved answer per site; alike answers merge into one membership test, different answers fork",
+    "speculative": "plan.speculative: forbidden methods raise a message derived from the weight sets; tokens per round and num_speculative_tokens rules per (variant, method)",
+    "runner": "plan.runner: forbidden (architecture, runner, final cudagraph mode) combinations, deduplicated across variants",
+    "checkpoint": "plan.checkpoint: required/optional weights per (variant, method), expanded per stage prefix",
+    "kv_cache": "plan.kv_cache: is_state_bucket from the spec types marked state-like, used by both KV planning sites",
+    "tests": "plan.tests: generated tests pin each generated validator on both sides of every boundary",
+    "mxfp8": "plan.mxfp8: one Triton module per distinct MX format of the family (exact scale arithmetic, reciprocal scaling)",
+    "rope_kv": "plan.rope_kv: one CUDA family per distinct kernels.rope_kv_insert section; instantiations exactly for the spec's kNumHeadsQPadded set",
+}
+
+
+def _file(path: str, template: str, rule: str, **context: object) -> OutputFile:
+    return OutputFile(path, template, tuple(context.items()), RULES[rule])
+
+
 def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
     from . import backends, binding, checkpoint, kv_cache, registry, runner, speculative
 
     package = family.name
-    files: list[OutputFile] = []
-    files += registry.plan_files(family, sources, package)
-    files.append(
-        OutputFile(f"{package}/_binding.py", "python/binding.py.j2", (("plan", binding.plan_binding(family, sources)),))
-    )
-    files.append(
-        OutputFile(
-            f"{package}/backends.py", "python/backends.py.j2", (("plan", backends.plan_backends(family, sources)),)
-        )
-    )
+    registry_plan = registry.plan_registry(family, sources)
     spec_plan = speculative.plan_speculative(family, sources)
-    files.append(OutputFile(f"{package}/dispatch.py", "python/dispatch.py.j2", (("plan", spec_plan),)))
-    files.append(OutputFile(f"{package}/speculative.py", "python/speculative.py.j2", (("plan", spec_plan),)))
-    files.append(
-        OutputFile(f"{package}/runner.py", "python/runner.py.j2", (("plan", runner.plan_runner(family, sources)),))
-    )
-    files.append(
-        OutputFile(
+    files = [
+        _file(f"{package}/__init__.py", "python/package_init.py.j2", "registry", plan=registry_plan),
+        _file(f"{package}/registry.py", "python/registry.py.j2", "registry", plan=registry_plan),
+        _file(f"{package}/_binding.py", "python/binding.py.j2", "binding", plan=binding.plan_binding(family, sources)),
+        _file(f"{package}/backends.py", "python/backends.py.j2", "backends", plan=backends.plan_backends(family, sources)),
+        _file(f"{package}/dispatch.py", "python/dispatch.py.j2", "dispatch", plan=spec_plan),
+        _file(f"{package}/speculative.py", "python/speculative.py.j2", "speculative", plan=spec_plan),
+        _file(f"{package}/runner.py", "python/runner.py.j2", "runner", plan=runner.plan_runner(family, sources)),
+        _file(
             f"{package}/checkpoint.py",
             "python/checkpoint.py.j2",
-            (("plan", checkpoint.plan_checkpoint(family, sources)),),
-        )
-    )
+            "checkpoint",
+            plan=checkpoint.plan_checkpoint(family, sources),
+        ),
+    ]
     kv_plan = kv_cache.plan_kv_cache(family, sources)
     if kv_plan is not None:
-        files.append(OutputFile(f"{package}/kv_cache.py", "python/kv_cache.py.j2", (("plan", kv_plan),)))
+        files.append(_file(f"{package}/kv_cache.py", "python/kv_cache.py.j2", "kv_cache", plan=kv_plan))
     files += _test_files(family, sources, package, spec_plan)
+    files += _kernel_files(family, sources, package)
     files.sort(key=lambda f: f.path)
     return FamilyPlan(family, tuple(files))
+
+
+def _distinct(family: Family, value_of) -> list[tuple[str, object]]:
+    """(first variant, value) for each distinct non-None value: a child that inherits a kernel
+    section unchanged reuses its parent's generated kernel instead of emitting a copy."""
+    seen: list[tuple[str, object]] = []
+    for variant in family.variants:
+        value = value_of(variant)
+        if value is not None and all(value != other for _, other in seen):
+            seen.append((variant.name, value))
+    return seen
+
+
+def _planned(call, sources: SourceMap, variant: str, *path: str):
+    """Run a kernel planner; what it cannot generate becomes a located spec error."""
+    try:
+        return call()
+    except ValueError as error:
+        from ..errors import Diagnostic
+
+        raise SpecError([Diagnostic(sources.location(variant, *path), ".".join(path), str(error))]) from error
+
+
+def _kernel_files(family: Family, sources: SourceMap, package: str) -> list[OutputFile]:
+    from .mxfp8 import plan_mxfp8
+    from .rope_kv import plan_rope_kv
+
+    files = []
+    formats = _distinct(family, lambda v: v.mxfp8)
+    for variant, fmt in formats:
+        module = "mxfp8" if len(formats) == 1 else f"mxfp8_{variant}"
+        plan = _planned(lambda: plan_mxfp8(fmt, module), sources, variant, "quantization", "mxfp8")
+        files.append(_file(f"{package}/{module}.py", "triton/mxfp8.py.j2", "mxfp8", plan=plan))
+        files.append(
+            _file(f"{package}/{plan.reference_module_name}.py", "triton/mxfp8_reference.py.j2", "mxfp8", plan=plan)
+        )
+    for variant, kernel in _distinct(family, lambda v: v.rope_kv_insert):
+        plan = _planned(lambda: plan_rope_kv(kernel, variant), sources, variant, "kernels", "rope_kv_insert")
+        for source in plan.sources:
+            unit = next((u for u in plan.units if u.num_heads_q_padded == source.num_heads_q_padded), None)
+            files.append(_file(f"{package}/{source.path}", source.template, "rope_kv", plan=plan, unit=unit))
+    return files
 
 
 def _test_files(family: Family, sources: SourceMap, package: str, spec_plan) -> list[OutputFile]:
@@ -74,40 +133,51 @@ def _test_files(family: Family, sources: SourceMap, package: str, spec_plan) -> 
     runner_plan = runner.plan_runner(family, sources)
     checkpoint_plan = checkpoint.plan_checkpoint(family, sources)
     files = [
-        OutputFile(f"{out}/__init__.py", "python/tests/init.py.j2", (("family", family.name),)),
-        OutputFile(
+        _file(f"{out}/__init__.py", "python/tests/init.py.j2", "tests", family=family.name),
+        _file(
             f"{out}/test_registry.py",
             "python/tests/test_registry.py.j2",
-            (("plan", registry.plan_registry(family, sources)),),
+            "tests",
+            plan=registry.plan_registry(family, sources),
         ),
-        OutputFile(
+        _file(
             f"{out}/test_backends.py",
             "python/tests/test_backends.py.j2",
-            (("plan", backends_plan), ("tests", tests.backend_tests(family, backends_plan))),
+            "tests",
+            plan=backends_plan,
+            tests=tests.backend_tests(family, backends_plan),
         ),
-        OutputFile(
+        _file(
             f"{out}/test_speculative.py",
             "python/tests/test_speculative.py.j2",
-            (("plan", spec_plan), ("tests", tests.speculative_tests(family, spec_plan))),
+            "tests",
+            plan=spec_plan,
+            tests=tests.speculative_tests(family, spec_plan),
         ),
-        OutputFile(
+        _file(
             f"{out}/test_runner.py",
             "python/tests/test_runner.py.j2",
-            (("plan", runner_plan), ("tests", tests.runner_tests(runner_plan))),
+            "tests",
+            plan=runner_plan,
+            tests=tests.runner_tests(runner_plan),
         ),
-        OutputFile(
+        _file(
             f"{out}/test_checkpoint.py",
             "python/tests/test_checkpoint.py.j2",
-            (("plan", checkpoint_plan), ("tests", tests.checkpoint_tests(family, checkpoint_plan))),
+            "tests",
+            plan=checkpoint_plan,
+            tests=tests.checkpoint_tests(family, checkpoint_plan),
         ),
     ]
     kv_plan = kv_cache.plan_kv_cache(family, sources)
     if kv_plan is not None:
         files.append(
-            OutputFile(
+            _file(
                 f"{out}/test_kv_cache.py",
                 "python/tests/test_kv_cache.py.j2",
-                (("plan", kv_plan), ("tests", tests.kv_tests(family, kv_plan))),
+                "tests",
+                plan=kv_plan,
+                tests=tests.kv_tests(family, kv_plan),
             )
         )
     return files

@@ -56,13 +56,3 @@ def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:
         tables=tuple(tables),
         target_tables=tuple(t.value.upper() + "_MODELS" for t in TARGET_TABLES),
     )
-
-
-def plan_files(family: Family, sources: SourceMap, package: str):
-    from . import OutputFile
-
-    plan = plan_registry(family, sources)
-    return [
-        OutputFile(f"{package}/registry.py", "python/registry.py.j2", (("plan", plan),)),
-        OutputFile(f"{package}/__init__.py", "python/package_init.py.j2", (("plan", plan),)),
-    ]

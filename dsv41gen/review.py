@@ -1,0 +1,194 @@
+"""`diff --against GIT_REF`: the semantic change list and the generated diff, for reviewers."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from .pipeline import UsageError, load_families
+from .semdiff import (
+    BREAKING,
+    SEVERITY_ORDER,
+    GitError,
+    SemanticDiff,
+    apply_waivers,
+    diff_variant,
+    materialize_ref,
+    repo_root,
+    tmpdir,
+)
+from .write import body_of
+
+EXIT_UNWAIVED_BREAKING = 5
+
+
+def _variants(spec_paths: list[Path]) -> tuple[dict[str, dict], dict[str, dict[str, str]]]:
+    """Resolved data and waivers of every variant in the families of spec_paths."""
+    data, waivers = {}, {}
+    for inputs in load_families(spec_paths):
+        for variant, spec in zip(inputs.family.variants, inputs.specs):
+            data[variant.name] = spec.data
+            accepted = spec.data.get("review", {}).get("accepted_breaking_changes", [])
+            waivers[variant.name] = {item["change"]: " ".join(item["reason"].split()) for item in accepted}
+    return data, waivers
+
+
+def _generated(spec_paths: list[Path], out_dir: Path) -> dict[str, str]:
+    from .cli import build_texts
+
+    files: dict[str, str] = {}
+    for result in build_texts(tuple(spec_paths), out_dir):
+        files.update({rel: body_of(text) for rel, text in result.files.items()})
+    return files
+
+
+def _generated_diff(before: dict[str, str], after: dict[str, str], out_name: str) -> str:
+    chunks = []
+    for rel in sorted(set(before) | set(after)):
+        old, new = before.get(rel, ""), after.get(rel, "")
+        if old != new:
+            chunks.append(
+                "".join(
+                    difflib.unified_diff(
+                        old.splitlines(keepends=True),
+                        new.splitlines(keepends=True),
+                        fromfile=f"a/{out_name}/{rel}" if old else "/dev/null",
+                        tofile=f"b/{out_name}/{rel}" if new else "/dev/null",
+                    )
+                )
+            )
+    return "".join(chunks)
+
+
+def _inherited_once(changes: list) -> list:
+    """A change a child inherits from its parent is reported once, under the parent that wrote it,
+    with the variants that inherit it named."""
+    first: dict[tuple, object] = {}
+    heirs: dict[tuple, list[str]] = {}
+    for change in changes:
+        key = (change.path, change.kind, json.dumps(change.before, sort_keys=True, default=str),
+               json.dumps(change.after, sort_keys=True, default=str))
+        if key in first:
+            heirs[key].append(change.variant)
+        else:
+            first[key] = change
+            heirs[key] = []
+    result = []
+    for key, change in first.items():
+        if heirs[key]:
+            change = type(change)(**{**change.__dict__, "what": f"{change.what} (inherited by {', '.join(heirs[key])})"})
+        result.append(change)
+    return result
+
+
+def semantic_diff(spec_paths: tuple[Path, ...], ref: str) -> SemanticDiff:
+    cwd = Path.cwd()
+    try:
+        repo = repo_root(cwd)
+    except GitError as error:
+        raise UsageError(str(error)) from error
+    current_paths = [p.resolve() for p in spec_paths]
+    after, waivers = _variants(current_paths)
+    with tmpdir() as tmp:
+        old_root = Path(tmp)
+        try:
+            materialize_ref(ref, repo, sorted({p.parent for p in current_paths}), old_root)
+        except GitError as error:
+            raise UsageError(f"cannot read specs at {ref!r}: {error}") from error
+        old_paths = [old_root / p.relative_to(repo.resolve()) for p in current_paths]
+        existing = [p for p in old_paths if p.is_file()]
+        before, _ = _variants(existing) if existing else ({}, {})
+        generated_before = _generated(existing, old_root / "generated") if existing else {}
+    generated_after = _generated(current_paths, repo / "generated")
+    changes = []
+    order = list(after) + [name for name in before if name not in after]  # parents first
+    for name in order:
+        changes += diff_variant(name, before.get(name), after.get(name))
+    changes = apply_waivers(_inherited_once(changes), waivers)
+    changes.sort(key=lambda c: (SEVERITY_ORDER[c.severity], c.variant, c.path))
+    return SemanticDiff(changes, _generated_diff(generated_before, generated_after, "generated"))
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, sort_keys=True, default=str) if value is not None else "—"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def render_text(result: SemanticDiff, ref: str) -> str:
+    lines = [f"Semantic changes against {ref}: {len(result.changes)}"]
+    for c in result.changes:
+        waived = f" [accepted: {c.waived_because}]" if c.waived_because else ""
+        lines.append(f"  {c.severity:<9} {c.key}  {c.what}: {_short(c.before)} -> {_short(c.after)}{waived}")
+    if result.unwaived_breaking:
+        lines.append(
+            f"{len(result.unwaived_breaking)} breaking change(s) not accepted: fix them, or record each under "
+            "review.accepted_breaking_changes (change: <id above>, reason: ...) in the spec."
+        )
+    lines.append("")
+    lines.append(result.generated_diff or "(generated code unchanged)")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def render_markdown(result: SemanticDiff, ref: str) -> str:
+    counts = {s: sum(1 for c in result.changes if c.severity == s) for s in SEVERITY_ORDER}
+    out = [
+        f"### dsv41gen: spec changes against `{ref}`",
+        "",
+        " · ".join(f"**{n}** {s.lower()}" for s, n in counts.items()),
+        "",
+    ]
+    if result.changes:
+        out += ["| severity | variant | field | change | before | after |", "|---|---|---|---|---|---|"]
+        for c in result.changes:
+            severity = f"{c.severity} (accepted: {c.waived_because})" if c.waived_because else c.severity
+            out.append(
+                f"| {severity} | `{c.variant}` | `{c.path}` | {c.what} | `{_short(c.before)}` | `{_short(c.after)}` |"
+            )
+    if result.unwaived_breaking:
+        out += ["", f":x: {len(result.unwaived_breaking)} breaking change(s) not accepted in the spec."]
+    out += ["", "<details><summary>Generated code diff</summary>", "", "```diff"]
+    out.append(result.generated_diff.rstrip("\n") or "# generated code unchanged")
+    out += ["```", "", "</details>", ""]
+    return "\n".join(out)
+
+
+def render_json(result: SemanticDiff, ref: str) -> str:
+    return (
+        json.dumps(
+            {
+                "against": ref,
+                "changes": [
+                    {
+                        "id": c.key,
+                        "severity": c.severity,
+                        "variant": c.variant,
+                        "path": c.path,
+                        "kind": c.kind,
+                        "what": c.what,
+                        "before": c.before,
+                        "after": c.after,
+                        "accepted_because": c.waived_because,
+                    }
+                    for c in result.changes
+                ],
+                "unaccepted_breaking": len(result.unwaived_breaking),
+                "generated_diff": result.generated_diff,
+            },
+            indent=2,
+            sort_keys=True,
+            default=str,
+        )
+        + "\n"
+    )
+
+
+def run_review(specs: tuple[Path, ...], ref: str, fmt: str, echo: Callable[..., None]) -> int:
+    result = semantic_diff(specs, ref)
+    render = {"text": render_text, "markdown": render_markdown, "json": render_json}[fmt]
+    echo(render(result, ref), nl=False)
+    return EXIT_UNWAIVED_BREAKING if result.unwaived_breaking else 0
+
+
+__all__ = ["run_review", "semantic_diff", "BREAKING"]

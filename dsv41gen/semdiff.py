@@ -1,0 +1,209 @@
+"""Semantic diff of specs: what a spec edit means, classified by how much it can hurt.
+
+The resolved specs of every variant at a git ref are compared field by field with the working
+tree. Each changed field is classified by the first rule whose pattern matches its path:
+
+- BREAKING: something users or checkpoints rely on disappears or is renamed (an architecture,
+  a registry target, a required checkpoint weight, a speculative method, a compiled kernel
+  instantiation the host dispatch used to accept, a cache format or dtype);
+- BEHAVIOUR: generated behaviour changes (block sizes per capability family, a runner mode
+  newly forbidden, a tokens-per-round source, limits, messages, additions);
+- COSMETIC: nothing generated behaves differently (notes, labels of reference values).
+
+A spec may accept a breaking change on purpose, with the reason, under
+``review.accepted_breaking_changes``; the waiver lives in the YAML the reviewer reads.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BREAKING, BEHAVIOUR, COSMETIC = "BREAKING", "BEHAVIOUR", "COSMETIC"
+SEVERITY_ORDER = {BREAKING: 0, BEHAVIOUR: 1, COSMETIC: 2}
+
+
+@dataclass(frozen=True)
+class Rule:
+    pattern: str  # fnmatch over the dotted path; '*' matches one or more segments
+    kinds: tuple[str, ...]  # removed, added, changed
+    severity: str
+    what: str
+
+
+# First match wins. Paths are dotted (lists are compared as whole values at their path).
+RULES: tuple[Rule, ...] = (
+    Rule("variant", ("removed",), BREAKING, "variant removed"),
+    Rule("variant.model_type", ("changed",), BREAKING, "HF model_type changed"),
+    Rule("architectures.*", ("removed",), BREAKING, "registry architecture removed or renamed"),
+    Rule("architectures.*.module", ("changed",), BREAKING, "registry target module changed"),
+    Rule("architectures.*.class", ("changed",), BREAKING, "registry target class changed"),
+    Rule("architectures.*.registry", ("changed",), BREAKING, "architecture moved to another registry table"),
+    Rule("checkpoint.weight_sets.*.required", ("changed", "removed"), BREAKING, "required checkpoint weights renamed or changed"),
+    Rule("checkpoint.weight_sets.*.stage_prefix", ("changed",), BREAKING, "checkpoint stage prefix changed"),
+    Rule("checkpoint.weight_sets.*", ("removed",), BREAKING, "checkpoint weight set removed"),
+    Rule("speculative.methods.*", ("removed",), BREAKING, "speculative method dropped"),
+    Rule("speculative.methods.*.draft_architecture", ("changed", "removed"), BREAKING, "draft architecture changed"),
+    Rule("kernels.rope_kv_insert.num_heads_q_padded", ("changed",), BREAKING, "compiled kNumHeadsQPadded instantiation removed"),
+    Rule("kernels.rope_kv_insert.cache_formats.*", ("removed",), BREAKING, "KV cache format removed"),
+    Rule("kernels.rope_kv_insert.input_dtypes", ("changed",), BREAKING, "kernel input dtype removed"),
+    Rule("quantization.mxfp8.layouts", ("changed",), BREAKING, "MXFP8 scale layout removed"),
+    Rule("attention_backends.*", ("removed",), BREAKING, "attention backend removed"),
+    Rule("attention_backends.*.name", ("changed",), BREAKING, "backend registered name changed"),
+    Rule("attention_backends.*.kernel_block_sizes.note", ("added", "removed", "changed"), COSMETIC, "block-size note"),
+    Rule("attention_backends.*.kernel_block_sizes*", ("added", "removed", "changed"), BEHAVIOUR, "kernel block sizes changed"),
+    Rule("runner.forbidden_modes.*", ("added",), BEHAVIOUR, "runner mode newly forbidden"),
+    Rule("runner.forbidden_modes.*", ("removed",), BEHAVIOUR, "runner-mode guard removed"),
+    Rule("runner.forbidden_modes.*.message", ("changed",), COSMETIC, "runner-mode message reworded"),
+    Rule("runner.forbidden_modes.*", ("changed",), BEHAVIOUR, "forbidden runner modes changed"),
+    Rule("runner.default_model_runner*", ("added", "removed", "changed"), BEHAVIOUR, "default model runner changed"),
+    Rule("speculative.methods.*.tokens_per_round.sources", ("changed",), BEHAVIOUR, "tokens-per-round source changed"),
+    Rule("speculative.methods.*.num_speculative_tokens*", ("added", "removed", "changed"), BEHAVIOUR, "num_speculative_tokens rule changed"),
+    Rule("speculative.methods.*.label", ("changed",), COSMETIC, "method label (messages) changed"),
+    Rule("speculative.forbidden.*", ("added",), BEHAVIOUR, "speculative method newly forbidden"),
+    Rule("checkpoint.weight_sets.*.maps_to", ("added", "removed", "changed"), COSMETIC, "documentation of where stages load"),
+    Rule("hf_config*", ("added", "removed", "changed"), COSMETIC, "reference checkpoint config value"),
+    Rule("variant.display_name", ("changed",), COSMETIC, "display name (messages) changed"),
+    Rule("review*", ("added", "removed", "changed"), COSMETIC, "review waivers"),
+    Rule("*", ("added",), BEHAVIOUR, "added"),
+    Rule("*", ("removed", "changed"), BEHAVIOUR, "changed"),
+)
+
+
+@dataclass(frozen=True)
+class Change:
+    variant: str
+    path: str
+    kind: str  # added / removed / changed
+    before: object
+    after: object
+    severity: str
+    what: str
+    waived_because: str | None = None
+
+    @property
+    def key(self) -> str:
+        """Stable id a waiver names: '<variant>:<path>:<kind>'."""
+        return f"{self.variant}:{self.path}:{self.kind}"
+
+
+def _is_shrink(before: object, after: object) -> bool:
+    """For list fields whose removal breaks users: did the list lose an element?"""
+    if isinstance(before, list) and isinstance(after, list):
+        return bool(set(map(repr, before)) - set(map(repr, after)))
+    return True
+
+
+_SHRINK_ONLY = {
+    "kernels.rope_kv_insert.num_heads_q_padded",
+    "kernels.rope_kv_insert.input_dtypes",
+    "quantization.mxfp8.layouts",
+}
+
+
+def classify(path: str, kind: str, before: object, after: object) -> tuple[str, str]:
+    for rule in RULES:
+        if kind in rule.kinds and fnmatch.fnmatchcase(path, rule.pattern):
+            if rule.pattern in _SHRINK_ONLY and not _is_shrink(before, after):
+                continue  # only growing: handled by the generic rules below
+            return rule.severity, rule.what
+    return BEHAVIOUR, "changed"  # pragma: no cover - the last rules match everything
+
+
+def _walk(before: object, after: object, path: tuple[str, ...], out: list[tuple[str, str, object, object]]):
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in sorted(set(before) | set(after)):
+            if key not in after:
+                out.append((".".join(path + (key,)), "removed", before[key], None))
+            elif key not in before:
+                out.append((".".join(path + (key,)), "added", None, after[key]))
+            else:
+                _walk(before[key], after[key], path + (key,), out)
+    elif before != after:
+        out.append((".".join(path), "changed", before, after))
+
+
+def diff_variant(name: str, before: dict | None, after: dict | None) -> list[Change]:
+    raw: list[tuple[str, str, object, object]] = []
+    if before is None or after is None:
+        kind = "added" if before is None else "removed"
+        severity = BEHAVIOUR if before is None else BREAKING
+        return [Change(name, "variant", kind, before and "…", after and "…", severity, f"variant {kind}")]
+    _walk(_strip(before), _strip(after), (), raw)
+    changes = []
+    for path, kind, old, new in raw:
+        severity, what = classify(path, kind, old, new)
+        changes.append(Change(name, path, kind, old, new, severity, what))
+    return changes
+
+
+def _strip(data: dict) -> dict:
+    """Fields that are bookkeeping, not meaning."""
+    return {k: v for k, v in data.items() if k not in ("extends", "spec_version")}
+
+
+@dataclass
+class SemanticDiff:
+    changes: list[Change] = field(default_factory=list)
+    generated_diff: str = ""
+
+    @property
+    def unwaived_breaking(self) -> list[Change]:
+        return [c for c in self.changes if c.severity == BREAKING and c.waived_because is None]
+
+
+def apply_waivers(changes: list[Change], waivers: dict[str, dict[str, str]]) -> list[Change]:
+    """waivers: variant -> {change key or path: reason}."""
+    result = []
+    for change in changes:
+        accepted = waivers.get(change.variant, {})
+        reason = accepted.get(change.key) or accepted.get(change.path)
+        if reason and change.severity == BREAKING:
+            change = Change(**{**change.__dict__, "waived_because": reason})
+        result.append(change)
+    return result
+
+
+def materialize_ref(ref: str, repo: Path, spec_dirs: list[Path], into: Path) -> None:
+    """Write the ``*.yaml`` files of spec_dirs as they are at git ``ref`` below ``into``,
+    keeping their paths relative to the repository root."""
+    for directory in spec_dirs:
+        rel = directory.resolve().relative_to(repo.resolve()).as_posix()
+        listing = subprocess.run(
+            ["git", "ls-tree", "--name-only", ref, f"{rel}/"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if listing.returncode != 0:
+            raise GitError(listing.stderr.strip() or f"git ls-tree {ref} failed")
+        for name in listing.stdout.splitlines():
+            if not name.endswith(".yaml"):
+                continue
+            blob = subprocess.run(["git", "show", f"{ref}:{name}"], cwd=repo, capture_output=True, check=False)
+            if blob.returncode != 0:
+                raise GitError(blob.stderr.decode(errors="replace").strip())
+            target = into / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(blob.stdout)
+
+
+class GitError(Exception):
+    pass
+
+
+def repo_root(start: Path) -> Path:
+    result = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        raise GitError("not inside a git repository: `diff --against` compares with a git ref")
+    return Path(result.stdout.strip())
+
+
+def tmpdir() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="dsv41gen-ref-")
