@@ -474,3 +474,26 @@ def test_no_warnings_from_normal_data(mxfp8_module, mxfp8_tiles, kernel_device):
         warnings.simplefilter("error")
         xq, s = mxfp8_module.quantize(x, **mxfp8_tiles)
         mxfp8_module.dequantize(xq, s, **mxfp8_tiles)
+
+
+# ----------------------------------------------------------------------------------------------
+# Generated text
+# ----------------------------------------------------------------------------------------------
+def test_rendered_modules_are_ruff_clean(mxfp8_rendered_dir):
+    """The rendered kernels and reference are what `ruff format` writes, and lint clean, under
+    the project's ruff configuration."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    ruff = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    if not Path(ruff).exists():
+        pytest.skip("ruff is not installed here")
+    config = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    files = sorted(str(p) for p in mxfp8_rendered_dir.glob("*.py"))
+    for args in (["format", "--check"], ["check"]):
+        proc = subprocess.run(
+            [ruff, *args, "--config", str(config), *files], capture_output=True, text=True
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
