@@ -23,9 +23,8 @@ EXIT_USAGE = 2
 EXIT_OUT_OF_DATE = 3
 EXIT_CHECKPOINT_INCOMPLETE = 4
 
-_spec_argument = click.argument(
-    "specs", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False)
-)
+# SPEC... defaults to specs/*.yaml, so `dsv41gen check` works as a pre-commit hook.
+_spec_argument = click.argument("specs", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 _out_option = click.option(
     "--out",
     "out_dir",
@@ -116,9 +115,10 @@ def main() -> None:
 @click.option("--force", is_flag=True, help="Overwrite generated files that were edited by hand.")
 @_guarded
 def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
-    """Generate the wiring for SPECS (and the rest of their families) into --out."""
+    """Generate the wiring for SPECS (default: specs/*.yaml) and the rest of their families."""
     from .write import compare, write_package
 
+    specs = specs or _default_specs()
     for result in build_texts(specs, out_dir):
         pending = compare(out_dir, result.package, result.files)
         blocked = pending.hand_edited + pending.foreign
@@ -149,9 +149,10 @@ def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
 @_out_option
 @_guarded
 def check(specs: tuple[Path, ...], out_dir: Path) -> None:
-    """Fail (exit 3) when --out does not match what SPECS generate; print a unified diff."""
+    """Fail (exit 3) when --out does not match what SPECS (default: specs/*.yaml) generate."""
     from .write import compare
 
+    specs = specs or _default_specs()
     problems = 0
     for result in build_texts(specs, out_dir):
         comparison = compare(out_dir, result.package, result.files)
@@ -236,6 +237,16 @@ def explain(specs: tuple[Path, ...]) -> None:
 
     for inputs in load_families(list(specs)):
         click.echo(explain_text(inputs), nl=False)
+
+
+@main.command()
+@click.argument("target", metavar="GENERATED_FILE:LINE")
+@_guarded
+def why(target: str) -> None:
+    """Name the spec file:line and the planner rule that produced a generated line."""
+    from .why import explain_line, render_why
+
+    click.echo(render_why(explain_line(target)), nl=False)
 
 
 @main.command("check-checkpoint")

@@ -1,0 +1,163 @@
+"""`dsv41gen why GENERATED_FILE:LINE`: which spec field, at which file:line, and which planner
+rule produced a generated line.
+
+Generated files carry source-map comments (``# spec: deepseek_v41.yaml
+attention_backends.X.kernel_block_sizes``); this follows the nearest one at or above the line
+back to the spec, and names the rule from the plan that emitted the file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import Diagnostics, Location
+from .load import load_document
+from .pipeline import UsageError
+from .write import HEADER_LINES, read_header
+
+_SPEC_COMMENT = re.compile(r"spec: (?P<file>[\w.-]+\.yaml) (?P<field>[\w.\-]+)")
+_FIELD_MENTION = re.compile(
+    r"\b(?P<field>(?:variant|architectures|checkpoint|hf_config|speculative|attention_backends|kv_cache|runner|"
+    r"quantization|kernels)\.[\w.]*\w)"
+)
+_HEADER_SPECS = re.compile(r"from (?P<specs>.+)\.$")
+
+
+@dataclass(frozen=True)
+class Why:
+    path: str
+    line: int
+    text: str
+    field: str | None
+    location: Location | None
+    comment_line: int | None
+    rule: str
+    template: str
+
+
+def _parse_target(target: str) -> tuple[Path, int]:
+    path, _, line = target.rpartition(":")
+    if not path or not line.isdigit() or int(line) < 1:
+        raise UsageError(f"expected GENERATED_FILE:LINE, got {target!r} (e.g. generated/deepseek_v4/backends.py:64)")
+    return Path(path), int(line)
+
+
+def _spec_paths(generated: Path, text: str) -> list[Path]:
+    """The specs named in the header, relative to the output directory's parent."""
+    first = text.split("\n", 1)[0]
+    match = _HEADER_SPECS.search(first)
+    if match is None:
+        raise UsageError(f"{generated}: no dsv41gen header naming its specs")
+    package_dir = generated.resolve()
+    # generated/<package>/... : the out dir is the package directory's parent
+    while package_dir.parent != package_dir and not (package_dir / "__init__.py").is_file():
+        package_dir = package_dir.parent
+    base = package_dir.parent.parent
+    return [(base / name.strip()).resolve() for name in match["specs"].split(",")]
+
+
+def _package_relative(generated: Path) -> str:
+    package_dir = generated.resolve().parent
+    while package_dir.parent != package_dir and not (package_dir / "__init__.py").is_file():
+        package_dir = package_dir.parent
+    return f"{package_dir.name}/{generated.resolve().relative_to(package_dir).as_posix()}"
+
+
+def explain_line(target: str) -> Why:
+    generated, number = _parse_target(target)
+    try:
+        text = generated.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot read {generated}: {error.strerror or error}") from error
+    if read_header(text) is None:
+        raise UsageError(f"{generated} is not a dsv41gen-generated file (no header)")
+    lines = text.splitlines()
+    if number > len(lines):
+        raise UsageError(f"{generated} has {len(lines)} lines, not {number}")
+    specs = _spec_paths(generated, text)
+    field, location, comment_line = _trace(lines, number, specs, generated)
+    rule, template = _rule_of(specs, generated)
+    return Why(str(generated), number, lines[number - 1], field, location, comment_line, rule, template)
+
+
+def _trace(lines: list[str], number: int, specs: list[Path], generated: Path):
+    if number <= HEADER_LINES:
+        return None, None, None
+    # A block opener (def, class, if ...:) is explained by the comment that opens its body;
+    # any other line by the nearest comment at or above it.
+    order = list(range(number - 1, HEADER_LINES - 1, -1))
+    opener = lines[number - 1].rstrip()
+    if opener.endswith(":") or opener.endswith("{") or opener.lstrip().startswith("@"):
+        order = [i for i in range(number, min(number + 3, len(lines)))] + order
+    for index in order:
+        match = _SPEC_COMMENT.search(lines[index])
+        if match:
+            spec = next((p for p in specs if p.name == match["file"]), None)
+            return match["field"], _locate(spec, match["field"]) if spec else None, index + 1
+        mention = _FIELD_MENTION.search(lines[index])
+        if mention and ("#" in lines[index] or "//" in lines[index] or '"""' in lines[index]):
+            return mention["field"], _locate_resolved(specs, generated, mention["field"]), index + 1
+    return None, None, None
+
+
+def _field_path(field: str) -> tuple[str, ...]:
+    return tuple(field.split("."))
+
+
+def _locate(spec: Path, field: str) -> Location | None:
+    diagnostics = Diagnostics()
+    document = load_document(spec, diagnostics)
+    if document is None:
+        return None
+    path = _field_path(field)
+    if path in document.key_positions:
+        return document.key_positions[path]
+    return document.where(path)
+
+
+def _locate_resolved(specs: list[Path], generated: Path, field: str) -> Location | None:
+    """A bare field mention: resolve it in the variant the file was generated for (csrc/<variant>/,
+    *_<variant>_*.py), else in the family's newest spec, following extends to the writer."""
+    from .resolve import Resolver
+
+    diagnostics = Diagnostics()
+    resolver = Resolver(diagnostics)
+    resolved = [s for s in (resolver.resolve(p) for p in specs) if s is not None]
+    owner = None
+    for spec in resolved:
+        name = spec.data.get("variant", {}).get("name", "")
+        if name and (f"/{name}/" in generated.as_posix() or f"_{name}_" in generated.name):
+            owner = spec
+    if owner is None and resolved:
+        owner = min(resolved, key=lambda s: len(s.lineage))  # the root: where a shared section starts
+    return owner.where(_field_path(field)) if owner else None
+
+
+def _rule_of(specs: list[Path], generated: Path) -> tuple[str, str]:
+    from .cli import build_texts  # noqa: F401  (kept lazy: imports the whole pipeline)
+    from .pipeline import load_families
+    from .plan import plan_family
+    from .plan.sources import SourceMap
+
+    wanted = _package_relative(generated)
+    for inputs in load_families(specs):
+        sources = SourceMap({v.name: s for v, s in zip(inputs.family.variants, inputs.specs)})
+        for output in plan_family(inputs.family, sources).files:
+            if output.path == wanted:
+                return output.rule, output.template
+    return "(this file is no longer produced by the specs: run `dsv41gen build`)", "-"
+
+
+def render_why(why: Why) -> str:
+    out = [f"{why.path}:{why.line}: {why.text.strip()}"]
+    if why.field is None:
+        out.append("  spec:     (none: fixed layout of the template, decided by the rule below)")
+    else:
+        where = f"{why.location}" if why.location else "(field not found in the current specs)"
+        out.append(f"  spec:     {where}  {why.field}")
+        out.append(f"  via:      the source-map comment on line {why.comment_line}")
+    out.append(f"  rule:     {why.rule}")
+    out.append(f"  template: templates/{why.template}")
+    return "\n".join(out) + "\n"
