@@ -275,6 +275,8 @@ def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
         if body.get("kind", "indexer") == "sparse_mla":
             if parent is not None:
                 report(here + ("parent",), "a sparse_mla entry records a name and block sizes only; remove `parent`")
+            if "kernel_block_sizes" not in body:
+                report(here, "a sparse_mla entry must state kernel_block_sizes: it has no parent to inherit them from")
             continue
         if parent is None:
             report(here, "missing required field 'parent' (another backend of the family, or an engine class with parent_module)")

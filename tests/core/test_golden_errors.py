@@ -108,6 +108,14 @@ specs/deepseek_v41.yaml:@DeepseekV41IndexrBackend@:5: attention_backends.Deepsee
 """,
     ),
     (
+        # Found by the fuzz test: the planner crashed on a sparse_mla entry without block sizes.
+        "sparse_mla_without_block_sizes",
+        [(V41, "    kind: sparse_mla\n    kernel_block_sizes:\n      default: [128]\n  FLASHINFER", "    kind: sparse_mla\n  FLASHINFER")],
+        """
+specs/deepseek_v41.yaml:@FLASHMLA_MEGA_ATTN_DSV41:@:3: attention_backends.FLASHMLA_MEGA_ATTN_DSV41: a sparse_mla entry must state kernel_block_sizes: it has no parent to inherit them from
+""",
+    ),
+    (
         "runner_architecture_unknown",
         [(V41, "DeepseekV41ForCausalLM: v2", "DeepseekV41ForCausalLMX: v2")],
         """

@@ -1,0 +1,163 @@
+"""Fuzzing the front end: random YAML documents and mutations of the real specs must give either
+a successful build or located spec errors (exit 1) -- never an uncaught exception, never a
+partial write.
+
+Runs in-process through click's CliRunner (an exception escaping the command is kept in
+``result.exception`` rather than turned into an exit code), with a bounded number of examples
+and a fixed seed so CI is reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import yaml
+from click.testing import CliRunner
+from corehelpers import SPECS, V4, V41
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dsv41gen.cli import main
+
+FUZZ = settings(
+    max_examples=int(os.environ.get("DSV41GEN_FUZZ_EXAMPLES", "40")),
+    deadline=None,
+    derandomize="DSV41GEN_FUZZ_EXAMPLES" not in os.environ,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+_LOCATED = re.compile(r"^(?P<file>[^\n:]+\.yaml):(?P<line>\d+):(?P<col>\d+): \S")
+
+# Keys a spec really uses, so random trees hit the schema and the rules, not only "unknown field".
+_REAL_KEYS = sorted(
+    {
+        k
+        for name in (V4, V41)
+        for k in re.findall(r"^\s*([A-Za-z_][A-Za-z0-9_]*):", (SPECS / name).read_text(), re.M)
+    }
+)
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.sampled_from(["sm95", "mtp", "dspark", "!delete", "../x.yaml", "X\n", "0x10", "1e9", "~"]),
+)
+keys = st.one_of(st.sampled_from(_REAL_KEYS), st.text(min_size=1, max_size=8))
+trees = st.recursive(
+    scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(keys, children, max_size=5)
+    ),
+    max_leaves=25,
+)
+
+
+def _run_build(spec_dir: Path, spec_name: str) -> None:
+    out = spec_dir.parent / "out"
+    result = CliRunner().invoke(main, ["build", str(spec_dir / spec_name), "--out", str(out)])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception  # an uncaught exception: a bug, shown with its traceback
+    assert result.exit_code in (0, 1), (result.exit_code, result.output)
+    stderr = result.stderr
+    assert "Traceback" not in result.output
+    if result.exit_code == 0:
+        assert (out / "deepseek_v4").is_dir() or any(out.iterdir())
+        return
+    assert not out.exists(), "a failed build wrote files"
+    lines = stderr.splitlines()
+    assert lines and re.fullmatch(r"\d+ errors?; nothing was written\.", lines[-1]), stderr
+    for line in lines[:-1]:
+        match = _LOCATED.match(line)
+        assert match, f"unlocated message: {line!r}"
+        assert int(match["line"]) >= 1 and int(match["col"]) >= 1, line
+        path = Path(match["file"])
+        if not path.is_absolute():
+            path = Path.cwd() / path
+        n_lines = path.read_text(encoding="utf-8", errors="replace").count("\n") + 1
+        assert int(match["line"]) <= n_lines + 1, line
+
+
+def _workdir() -> tuple[tempfile.TemporaryDirectory, Path]:
+    holder = tempfile.TemporaryDirectory(prefix="dsv41gen-fuzz-")
+    spec_dir = Path(holder.name) / "specs"
+    shutil.copytree(SPECS, spec_dir)
+    return holder, spec_dir
+
+
+@FUZZ
+@given(document=st.dictionaries(keys, trees, max_size=8))
+def test_random_standalone_documents(document):
+    holder, spec_dir = _workdir()
+    with holder:
+        (spec_dir / "random.yaml").write_text(yaml.safe_dump(document, allow_unicode=True))
+        _run_build(spec_dir, "random.yaml")
+
+
+@FUZZ
+@given(overrides=st.dictionaries(st.sampled_from(_REAL_KEYS), trees, max_size=4))
+def test_random_child_overrides(overrides):
+    """A child of the real V4 spec that overrides random real sections with random trees."""
+    holder, spec_dir = _workdir()
+    with holder:
+        child = {"spec_version": 1, "extends": V4, **overrides}
+        child.setdefault(
+            "variant", {"name": "fuzz", "display_name": "Fuzz", "model_type": "fuzz"}
+        )
+        (spec_dir / "fuzz.yaml").write_text(yaml.safe_dump(child, allow_unicode=True))
+        _run_build(spec_dir, "fuzz.yaml")
+
+
+_MUTATION = st.tuples(
+    st.sampled_from(["delete_line", "swap_chars", "indent", "dedent", "replace_value", "dup_line"]),
+    st.floats(min_value=0, max_value=1, exclude_max=True),
+    st.one_of(
+        scalars.map(lambda v: yaml.safe_dump(v, default_flow_style=True).strip().split("\n")[0]),
+        st.sampled_from(["[", "{", "*a", "&a", "!delete", "!!python/name:os.system", "'", '"', "|"]),
+        st.text(max_size=6),
+    ),
+)
+
+
+def _mutate(text: str, mutation) -> str:
+    kind, where, value = mutation
+    lines = text.split("\n")
+    i = int(where * len(lines))
+    if kind == "delete_line":
+        del lines[i]
+    elif kind == "dup_line":
+        lines.insert(i, lines[i])
+    elif kind == "indent":
+        lines[i] = "  " + lines[i]
+    elif kind == "dedent":
+        lines[i] = lines[i][min(2, len(lines[i]) - len(lines[i].lstrip(" "))) :]
+    elif kind == "replace_value":
+        key, sep, _ = lines[i].partition(": ")
+        lines[i] = key + (sep or ": ") + value
+    else:  # swap two adjacent characters somewhere in the file
+        j = int(where * max(len(text) - 1, 1))
+        return text[:j] + text[j + 1 : j + 2] + text[j : j + 1] + text[j + 2 :]
+    return "\n".join(lines)
+
+
+@FUZZ
+@given(
+    target=st.sampled_from([V4, V41]),
+    mutations=st.lists(_MUTATION, min_size=1, max_size=3),
+)
+def test_mutated_real_specs(target, mutations):
+    holder, spec_dir = _workdir()
+    with holder:
+        path = spec_dir / target
+        text = path.read_text(encoding="utf-8")
+        for mutation in mutations:
+            text = _mutate(text, mutation)
+        path.write_text(text, encoding="utf-8")
+        _run_build(spec_dir, V41)
