@@ -927,3 +927,16 @@ def render_rope_kv(plan: RopeKvPlan) -> dict[str, str]:
         unit = next((u for u in plan.units if u.num_heads_q_padded == src.num_heads_q_padded), None)
         out[src.path] = render(src.template, plan=plan, unit=unit)
     return out
+
+
+def write_rope_kv(plan: RopeKvPlan, directory) -> None:
+    """Render the family into ``directory`` for development builds (tests, benchmarks), leaving
+    files whose text is unchanged untouched so an extension build there stays up to date."""
+    from pathlib import Path
+
+    for relative, text in render_rope_kv(plan).items():
+        path = Path(directory) / relative
+        if path.is_file() and path.read_text() == text:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)

@@ -1,0 +1,231 @@
+"""Benchmark the generated fused RoPE + KV insert on a CUDA GPU and write a JSON result.
+
+KV-only insert per cache format at 512 .. 262144 tokens, with the spec's grid rule and with the
+reduced grid forced (what the rule's "kNumHeadsQPadded == 0" term buys, seed 002); the Q + KV op
+with 16 and 128 heads; and the device copy bandwidth, measured in the same run.
+
+Timing: each configuration gets enough independent input sets to touch >= 256 MB per replay (so
+small sizes are not served from the 60 MB L2); one CUDA graph launches the op once per set; the
+reported time is the median over replays divided by the number of sets. Effective bandwidth
+counts the bytes the op must move: kv / q rows read, cos/sin rows read (positions are distinct),
+slots and positions read, cache records and q_out written.
+
+Usage: python3 benchmarks/bench_rope_kv.py --json OUT.json [--build-dir DIR] [--variant NAME]
+       python3 benchmarks/bench_rope_kv.py --build-only --build-dir DIR --variant NAME
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import functools
+import importlib.util
+import json
+import math
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+TOKENS = (512, 2048, 16384, 65536, 262144)
+Q_CASES = ((16, 2048), (16, 65536), (128, 2048), (128, 65536))
+BLOCK_SIZE = 64
+TOUCH_BYTES = 256 << 20
+MAX_SETS = 128
+REPEATS = 20
+
+
+def load_variant(variant: str, build_root: str | None):
+    """(plan, ops, reference module). With build_root, the sources go to build_root/src/<variant>
+    and the build to build_root/<variant> (the GPU tests use the same places, so one build serves
+    both); else a temp directory and torch's default build directory."""
+    from dsv41gen.errors import Diagnostics
+    from dsv41gen.model import _parse_rope_kv
+    from dsv41gen.plan.rope_kv import plan_rope_kv, write_rope_kv
+    from dsv41gen.resolve import Resolver
+
+    spec = Resolver(Diagnostics()).resolve(REPO / "specs" / f"{variant}.yaml")
+    plan = plan_rope_kv(_parse_rope_kv(spec.data["kernels"]["rope_kv_insert"]), variant)
+    if build_root:
+        src, build = Path(build_root) / "src" / variant, Path(build_root) / variant
+        build.mkdir(parents=True, exist_ok=True)
+    else:
+        src, build = Path(tempfile.mkdtemp(prefix=f"rope_kv_{variant}_")), None
+    write_rope_kv(plan, src)
+    modules = []
+    for name in (plan.loader_module, plan.reference_module):
+        module_spec = importlib.util.spec_from_file_location(name, src / f"{name}.py")
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+        modules.append(module)
+    loader, reference = modules
+    return plan, loader.load(build_directory=str(build) if build else None), reference
+
+
+def time_sets(calls) -> float:
+    """Median µs per call over graph replays that run every call once."""
+    for call in calls:
+        call()
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for call in calls:
+            call()
+    graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(REPEATS):
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / len(calls))
+    return statistics.median(times)
+
+
+def copy_bandwidth() -> float:
+    """Device-to-device copy, GB/s counting bytes read plus bytes written."""
+    n = 1 << 30
+    src = torch.empty(n, dtype=torch.uint8, device="cuda").random_()
+    dst = torch.empty_like(src)
+    us = time_sets([lambda: dst.copy_(src)] * 4)
+    return 2 * n / us / 1e3
+
+
+def kv_inputs(fmt, num_tokens, max_position, g):
+    kv = torch.randn(num_tokens, 512, device="cuda", generator=g).to(torch.bfloat16)
+    num_blocks = num_tokens // BLOCK_SIZE + 1
+    elem = torch.empty((), dtype=fmt.cache_dtype).element_size()
+    cache = torch.zeros(
+        num_blocks, BLOCK_SIZE * fmt.record_width * elem, dtype=torch.uint8, device="cuda"
+    )
+    cache = cache.view(fmt.cache_dtype).view(num_blocks, BLOCK_SIZE, fmt.record_width)
+    # A fresh prefill: consecutive tokens fill whole blocks, the blocks in random order.
+    blocks = torch.randperm(num_blocks, device="cuda", generator=g)
+    token = torch.arange(num_tokens, device="cuda")
+    slots = blocks[token // BLOCK_SIZE] * BLOCK_SIZE + token % BLOCK_SIZE
+    positions = torch.randperm(max_position, device="cuda", generator=g)[:num_tokens]
+    scale = torch.tensor([0.37], device="cuda") if fmt.per_tensor_scale else None
+    return kv, cache, slots, positions, scale
+
+
+def kv_bytes(fmt, num_tokens, rope_dim) -> int:
+    written = fmt.data_bytes + fmt.scale_bytes
+    return num_tokens * (512 * 2 + 8 + 8 + rope_dim * 4 + written)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--json")
+    parser.add_argument("--build-dir", help="build root shared with the GPU tests")
+    parser.add_argument("--variant", default="deepseek_v41")
+    parser.add_argument("--build-only", action="store_true")
+    args = parser.parse_args()
+
+    plan, ops, ref = load_variant(args.variant, args.build_dir)
+    if args.build_only:
+        return
+    g = torch.Generator("cuda").manual_seed(0)
+    max_position = max(TOKENS)
+    angles = torch.rand(max_position, plan.rope_dim // 2, device="cuda", generator=g) * 6.28
+    cos_sin = torch.cat((angles.cos(), angles.sin()), dim=1).contiguous()
+    copy_gbps = copy_bandwidth()
+    print(f"device copy: {copy_gbps:.0f} GB/s")
+
+    kv_rows = []
+    for fmt in ref.CACHE_FORMATS:
+        for num_tokens in TOKENS:
+            nbytes = kv_bytes(fmt, num_tokens, plan.rope_dim)
+            sets = max(1, min(MAX_SETS, math.ceil(TOUCH_BYTES / nbytes)))
+            inputs = [kv_inputs(fmt, num_tokens, max_position, g) for _ in range(sets)]
+            op = ops.fused_deepseek_v4_kv_rope_insert
+            calls = [
+                functools.partial(
+                    op, kv, cache, slots, pos, cos_sin, BLOCK_SIZE, scale, fmt.kv_mxfp8
+                )
+                for kv, cache, slots, pos, scale in inputs
+            ]
+            row = {"format": fmt.name, "tokens": num_tokens, "bytes": nbytes, "sets": sets}
+            for choice in ("rule", "reduced"):
+                ops._debug_set_grid(choice)
+                us = time_sets(calls)
+                row[f"{choice}_us"] = round(us, 3)
+                row[f"{choice}_GBps"] = round(nbytes / us / 1e3, 1)
+                row[f"{choice}_pct_copy"] = round(100 * nbytes / us / 1e3 / copy_gbps, 1)
+            ops._debug_set_grid("rule")
+            row["reduced_over_rule"] = round(row["reduced_us"] / row["rule_us"], 3)
+            kv_rows.append(row)
+            print(
+                f"kv-only {fmt.name:10s} {num_tokens:7d} tok: rule {row['rule_us']:9.2f} us "
+                f"{row['rule_GBps']:6.0f} GB/s ({row['rule_pct_copy']:5.1f}% copy)  "
+                f"reduced {row['reduced_us']:9.2f} us  x{row['reduced_over_rule']:.2f}"
+            )
+            del inputs, calls
+            torch.cuda.empty_cache()
+
+    q_rows = []
+    fmt = next(f for f in ref.CACHE_FORMATS if f.name == "fp8_ds_mla")
+    for heads, num_tokens in Q_CASES:
+        kv, cache, slots, pos, scale = kv_inputs(fmt, num_tokens, max_position, g)
+        q_in = torch.randn(num_tokens, heads, 512, device="cuda", dtype=torch.bfloat16, generator=g)
+        q_out = torch.empty_like(q_in)
+        nbytes = kv_bytes(fmt, num_tokens, plan.rope_dim) + 2 * q_in.numel() * 2
+        row = {"format": fmt.name, "heads": heads, "tokens": num_tokens, "bytes": nbytes}
+        for choice in ("rule", "warp_per_slot", "reduced"):
+            ops._debug_set_grid(choice)
+            call = functools.partial(
+                ops.fused_deepseek_v4_qnorm_rope_kv_insert,
+                *(q_in, q_out, kv, cache, slots, pos, cos_sin),
+                *(heads, 1e-6, True, BLOCK_SIZE, None, False),
+            )
+            us = time_sets([call])
+            row[f"{choice}_us"] = round(us, 3)
+            row[f"{choice}_GBps"] = round(nbytes / us / 1e3, 1)
+        ops._debug_set_grid("rule")
+        row["rule_grid"] = (
+            "warp_per_slot" if ref.use_warp_per_slot(heads, num_tokens) else "reduced"
+        )
+        q_rows.append(row)
+        print(
+            f"q+kv {heads:3d} heads {num_tokens:6d} tok: "
+            f"rule ({row['rule_grid']}) {row['rule_us']:9.2f} us "
+            f"{row['rule_GBps']:6.0f} GB/s; warp-per-slot {row['warp_per_slot_us']:.2f} us, "
+            f"reduced {row['reduced_us']:.2f} us"
+        )
+        del q_in, q_out
+        torch.cuda.empty_cache()
+
+    big = [r for r in kv_rows if r["tokens"] >= 65536]
+    result = {
+        "date": datetime.date.today().isoformat(),
+        "gpu": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "variant": args.variant,
+        "kv_dtype": "bfloat16",
+        "block_size": BLOCK_SIZE,
+        "method": __doc__.split("\n\n")[2].replace("\n", " "),
+        "copy_GBps": round(copy_gbps, 1),
+        "kv_only": kv_rows,
+        "q_kv": q_rows,
+        "targets": {
+            "kv_only_at_least_75pct_copy_at_65536_plus": all(r["rule_pct_copy"] >= 75 for r in big),
+            "kv_only_min_pct_copy_at_65536_plus": min(r["rule_pct_copy"] for r in big),
+            "kv_only_never_slower_than_reduced": all(
+                r["rule_us"] <= r["reduced_us"] for r in kv_rows
+            ),
+            "kv_only_min_reduced_over_rule": min(r["reduced_over_rule"] for r in kv_rows),
+        },
+    }
+    Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result["targets"], indent=2))
+
+
+if __name__ == "__main__":
+    main()
