@@ -8,7 +8,7 @@ import types
 from collections.abc import Callable
 from pathlib import Path
 
-from .pipeline import UsageError
+from .errors import UsageError
 
 EXIT_CHECKPOINT_INCOMPLETE = 4
 

@@ -58,8 +58,10 @@ def _spec_display(path: Path, base: Path) -> str:
 
 def build_texts(spec_paths: tuple[Path, ...], out_dir: Path) -> list[BuildResult]:
     """load -> resolve -> validate -> model -> plan -> render, for every family named."""
+    from .fastpath import MANIFEST, manifest_body
     from .inputs import inputs_hash
     from .pipeline import load_families
+    from .write import make_header
     from .plan import plan_family
     from .plan.sources import SourceMap
     from .render import render_files
@@ -71,7 +73,10 @@ def build_texts(spec_paths: tuple[Path, ...], out_dir: Path) -> list[BuildResult
         plan = plan_family(family, sources)
         spec_files = tuple(sorted(_spec_display(s.document.path, out_dir.resolve().parent) for s in inputs.specs))
         digest = inputs_hash([s.document.path for s in inputs.specs])
-        results.append(BuildResult(out_dir, family.name, render_files(plan.files, digest, spec_files)))
+        files = render_files(plan.files, digest, spec_files)
+        manifest = manifest_body(files, family.name)
+        files[f"{family.name}/{MANIFEST}"] = make_header("#", spec_files, digest, manifest) + manifest
+        results.append(BuildResult(out_dir, family.name, files))
     return results
 
 
@@ -87,7 +92,7 @@ def _guarded(function):
     """Turn expected failures into messages and exit codes; never a traceback for bad input."""
     from functools import wraps
 
-    from .pipeline import UsageError
+    from .errors import UsageError
 
     @wraps(function)
     def wrapper(*args, **kwargs):
@@ -116,9 +121,16 @@ def main() -> None:
 @_guarded
 def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
     """Generate the wiring for SPECS (default: specs/*.yaml) and the rest of their families."""
-    from .write import compare, write_package
+    from .fastpath import up_to_date
 
     specs = specs or _default_specs()
+    fresh = None if force else up_to_date(list(specs), out_dir)
+    if fresh is not None:
+        for package, count in fresh:
+            click.echo(f"{out_dir / package}: up to date ({count} files)")
+        return
+    from .write import compare, write_package
+
     for result in build_texts(specs, out_dir):
         pending = compare(out_dir, result.package, result.files)
         blocked = pending.hand_edited + pending.foreign
@@ -150,9 +162,16 @@ def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
 @_guarded
 def check(specs: tuple[Path, ...], out_dir: Path) -> None:
     """Fail (exit 3) when --out does not match what SPECS (default: specs/*.yaml) generate."""
-    from .write import compare
+    from .fastpath import up_to_date
 
     specs = specs or _default_specs()
+    fresh = up_to_date(list(specs), out_dir)
+    if fresh is not None:
+        for package, count in fresh:
+            click.echo(f"{out_dir / package}: up to date ({count} files)")
+        return
+    from .write import compare
+
     problems = 0
     for result in build_texts(specs, out_dir):
         comparison = compare(out_dir, result.package, result.files)
@@ -213,7 +232,7 @@ def diff(specs: tuple[Path, ...], out_dir: Path, ref: str | None, fmt: str) -> N
 def _default_specs() -> tuple[Path, ...]:
     found = tuple(sorted(Path("specs").glob("*.yaml")))
     if not found:
-        from .pipeline import UsageError
+        from .errors import UsageError
 
         raise UsageError("no SPEC given and no specs/*.yaml here")
     return found

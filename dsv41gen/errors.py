@@ -80,3 +80,7 @@ def _part(part: object) -> str:
     if isinstance(part, str) and (not text or "." in text or not text.isprintable() or any(c.isspace() for c in text)):
         return repr(text)
     return text
+
+
+class UsageError(Exception):
+    """Bad command-line input (exit code 2), as opposed to a bad spec (exit code 1)."""

@@ -5,10 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import __version__
-from .render import templates_dir
 from .write import short_hash
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def templates_dir() -> Path:
+    """The templates directory, in a wheel (dsv41gen/templates) or in the source tree (templates/)."""
+    packaged = _PACKAGE_DIR / "templates"
+    if packaged.is_dir():
+        return packaged
+    return _PACKAGE_DIR.parent / "templates"
 
 
 def _tree_files(root: Path, pattern: str) -> list[Path]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Diagnostics, SpecError, did_you_mean
+from .errors import Diagnostics, SpecError, UsageError, did_you_mean
 from .model import Family, Variant
 from .resolve import ResolvedSpec, Resolver
 from .validate import validate_spec
@@ -114,6 +114,3 @@ def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:
         families.append(FamilyInputs(Family(variants[0].name, tuple(variants)), tuple(members)))
     return families
 
-
-class UsageError(Exception):
-    """Bad command-line input (exit code 2), as opposed to a bad spec (exit code 1)."""

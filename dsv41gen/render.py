@@ -7,17 +7,10 @@ built; StrictUndefined turns a misspelt attribute into an error instead of an em
 from __future__ import annotations
 
 import functools
-from pathlib import Path
-
 import jinja2
 
 
-def templates_dir() -> Path:
-    """The templates directory, in a wheel (dsv41gen/templates) or in the source tree (templates/)."""
-    packaged = Path(__file__).resolve().parent / "templates"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parent.parent / "templates"
+from .inputs import templates_dir
 
 
 def _comment_text(value: object) -> str:

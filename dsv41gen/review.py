@@ -7,7 +7,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from .pipeline import UsageError, load_families
+from .errors import UsageError
+from .pipeline import load_families
 from .semdiff import (
     BREAKING,
     SEVERITY_ORDER,

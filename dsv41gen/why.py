@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .errors import Diagnostics, Location
 from .load import load_document
-from .pipeline import UsageError
+from .errors import UsageError
 from .write import HEADER_LINES, read_header
 
 _SPEC_COMMENT = re.compile(r"spec: (?P<file>[\w.-]+\.yaml) (?P<field>[\w.\-]+)")

@@ -1,0 +1,121 @@
+"""The no-op rebuild: when nothing a build reads has changed, say so without rebuilding.
+
+Output is a pure function of the inputs (specs, templates, schema, generator version), and each
+family package records in its MANIFEST the inputs hash it was built from and the hash of every
+file it wrote. If the specs still hash to that value and every file is byte-for-byte what the
+manifest lists, the package is up to date: no validation, planning, rendering or formatting is
+needed, and none of their imports (jsonschema, jinja2, ruff) is paid for. Anything unexpected
+(a spec that does not parse, a missing or extra file) falls back to the full build, which
+reports it properly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import yaml
+
+MANIFEST = "MANIFEST"
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """Safe loading that tolerates `!delete` (only `extends` and `variant.name` are read here)."""
+
+
+_Loader.add_constructor("!delete", lambda loader, node: None)
+
+
+def file_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def manifest_body(files: dict[str, str], package: str) -> str:
+    """One line per generated file of the package: '<hash>  <path inside the package>'."""
+    prefix = package + "/"
+    return "".join(
+        f"{file_digest(text.encode())}  {rel[len(prefix):]}\n" for rel, text in sorted(files.items())
+    )
+
+
+def _raw(path: Path) -> dict | None:
+    try:
+        data = yaml.load(path.read_bytes(), Loader=_Loader)  # noqa: S506 - a safe loader
+    except (OSError, yaml.YAMLError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _families(spec_paths: list[Path]) -> dict[Path, list[Path]] | None:
+    """root spec -> member spec paths, following `extends` as the full build does."""
+    discovered: dict[Path, None] = {p.resolve(): None for p in spec_paths}
+    for directory in sorted({p.resolve().parent for p in spec_paths}):
+        for sibling in sorted(directory.glob("*.yaml")):
+            discovered.setdefault(sibling.resolve(), None)
+    roots: dict[Path, Path] = {}
+    for path in list(discovered):
+        chain = [path]
+        while True:
+            data = _raw(chain[-1])
+            if data is None:
+                return None
+            parent = data.get("extends")
+            if parent is None:
+                break
+            if not isinstance(parent, str):
+                return None
+            nxt = (chain[-1].parent / parent).resolve()
+            if nxt in chain or not nxt.is_file():
+                return None
+            chain.append(nxt)
+        for member in chain:
+            discovered.setdefault(member, None)
+            roots[member] = chain[-1]
+    wanted = {roots[p.resolve()] for p in spec_paths}
+    families: dict[Path, list[Path]] = {}
+    for member, root in roots.items():
+        if root in wanted:
+            families.setdefault(root, []).append(member)
+    return families
+
+
+def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] | None:
+    """[(package, file count)] when every family is up to date, else None (build fully)."""
+    from .inputs import inputs_hash
+    from .write import read_header
+
+    if not all(p.is_file() for p in spec_paths):
+        return None
+    families = _families(spec_paths)
+    if families is None:
+        return None
+    done = []
+    for root, members in sorted(families.items()):
+        data = _raw(root) or {}
+        package = (data.get("variant") or {}).get("name")
+        if not isinstance(package, str) or not package.isidentifier():
+            return None
+        directory = out_dir / package
+        try:
+            manifest = (directory / MANIFEST).read_text(encoding="utf-8")
+        except OSError:
+            return None
+        header = read_header(manifest)
+        if header is None or header.inputs != inputs_hash(members):
+            return None
+        listed = {}
+        for line in manifest.splitlines()[3:]:
+            digest, _, name = line.partition("  ")
+            listed[name] = digest
+        present = {
+            p.relative_to(directory).as_posix()
+            for p in directory.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and ".pytest_cache" not in p.parts
+        }
+        if present != set(listed) | {MANIFEST}:
+            return None
+        for name, digest in listed.items():
+            if file_digest((directory / name).read_bytes()) != digest:
+                return None
+        done.append((package, len(listed) + 1))
+    return done
