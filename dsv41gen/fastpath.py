@@ -11,6 +11,7 @@ reports it properly.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from pathlib import Path
 
@@ -38,6 +39,7 @@ def manifest_body(files: dict[str, str], package: str) -> str:
     )
 
 
+@functools.lru_cache(maxsize=None)
 def _raw(path: Path) -> dict | None:
     try:
         data = yaml.load(path.read_bytes(), Loader=_Loader)  # noqa: S506 - a safe loader
