@@ -108,9 +108,7 @@ def test_random_child_overrides(overrides):
     holder, spec_dir = _workdir()
     with holder:
         child = {"spec_version": 1, "extends": V4, **overrides}
-        child.setdefault(
-            "variant", {"name": "fuzz", "display_name": "Fuzz", "model_type": "fuzz"}
-        )
+        child.setdefault("variant", {"name": "fuzz", "display_name": "Fuzz", "model_type": "fuzz"})
         (spec_dir / "fuzz.yaml").write_text(yaml.safe_dump(child, allow_unicode=True))
         _run_build(spec_dir, "fuzz.yaml")
 
@@ -120,7 +118,9 @@ _MUTATION = st.tuples(
     st.floats(min_value=0, max_value=1, exclude_max=True),
     st.one_of(
         scalars.map(lambda v: yaml.safe_dump(v, default_flow_style=True).strip().split("\n")[0]),
-        st.sampled_from(["[", "{", "*a", "&a", "!delete", "!!python/name:os.system", "'", '"', "|"]),
+        st.sampled_from(
+            ["[", "{", "*a", "&a", "!delete", "!!python/name:os.system", "'", '"', "|"]
+        ),
         st.text(max_size=6),
     ),
 )
