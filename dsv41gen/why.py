@@ -50,18 +50,25 @@ def _spec_paths(generated: Path, text: str) -> list[Path]:
     match = _HEADER_SPECS.search(first)
     if match is None:
         raise UsageError(f"{generated}: no dsv41gen header naming its specs")
-    package_dir = generated.resolve()
-    # generated/<package>/... : the out dir is the package directory's parent
-    while package_dir.parent != package_dir and not (package_dir / "__init__.py").is_file():
-        package_dir = package_dir.parent
-    base = package_dir.parent.parent
+    # generated/<package>/... : specs are named relative to the output directory's parent
+    base = _package_dir(generated).parent.parent
     return [(base / name.strip()).resolve() for name in match["specs"].split(",")]
 
 
+def _package_dir(generated: Path) -> Path:
+    """The family package holding a generated file: the nearest directory with a MANIFEST."""
+    from .fastpath import MANIFEST
+
+    directory = generated.resolve().parent
+    while directory.parent != directory:
+        if (directory / MANIFEST).is_file():
+            return directory
+        directory = directory.parent
+    raise UsageError(f"{generated}: not inside a generated package (no {MANIFEST} above it)")
+
+
 def _package_relative(generated: Path) -> str:
-    package_dir = generated.resolve().parent
-    while package_dir.parent != package_dir and not (package_dir / "__init__.py").is_file():
-        package_dir = package_dir.parent
+    package_dir = _package_dir(generated)
     return f"{package_dir.name}/{generated.resolve().relative_to(package_dir).as_posix()}"
 
 

@@ -1,0 +1,209 @@
+"""Golden tests of `dsv41gen diff --against`: realistic spec edits and their classification."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import edit, review, run_cli
+
+V4, V41 = "specs/deepseek_v4.yaml", "specs/deepseek_v41.yaml"
+
+# (name, file, old text, new text, expected {(variant, path, kind): severity}, exit code)
+EDITS = [
+    (
+        "rename a registry architecture",
+        V4,
+        "  DSparkDraftModel:\n    registry: speculative_decoding",
+        "  DSparkV4DraftModel:\n    registry: speculative_decoding",
+        None,  # needs a second edit: see test_rename_architecture
+        5,
+    ),
+    (
+        "registry target class changed",
+        V41,
+        "class: DeepseekV41ForCausalLM",
+        "class: DeepseekV41Model",
+        {("deepseek_v41", "architectures.DeepseekV41ForCausalLM.class", "changed"): "BREAKING"},
+        5,
+    ),
+    (
+        "checkpoint weight renamed",
+        V41,
+        "        - markov_head.head\n",
+        "        - markov_head.out\n",
+        {("deepseek_v41", "checkpoint.weight_sets.dspark.required", "changed"): "BREAKING"},
+        5,
+    ),
+    (
+        "compiled instantiation removed",
+        V4,
+        "num_heads_q_padded: [0, 8, 16, 32, 64, 128]",
+        "num_heads_q_padded: [0, 8, 16, 32, 64]",
+        {("deepseek_v4", "kernels.rope_kv_insert.num_heads_q_padded", "changed"): "BREAKING"},
+        5,
+    ),
+    (
+        "compiled instantiation added",
+        V4,
+        "num_heads_q_padded: [0, 8, 16, 32, 64, 128]",
+        "num_heads_q_padded: [0, 8, 16, 32, 64, 128, 256]",
+        {("deepseek_v4", "kernels.rope_kv_insert.num_heads_q_padded", "changed"): "BEHAVIOUR"},
+        0,
+    ),
+    (
+        "block sizes changed for one capability family",
+        V41,
+        "        sm100: [128]\n",
+        "        sm100: [256]\n",
+        {
+            (
+                "deepseek_v41",
+                "attention_backends.DeepseekV41IndexerBackend.kernel_block_sizes.by_capability_family.sm100",
+                "changed",
+            ): "BEHAVIOUR"
+        },
+        0,
+    ),
+    (
+        "a runner mode newly forbidden",
+        V41,
+        "    DeepseekV41ForCausalLM: v2 # [assumed] bounded replay requires MRV2\n",
+        "    DeepseekV41ForCausalLM: v2 # [assumed] bounded replay requires MRV2\n"
+        "  forbidden_modes:\n"
+        "    mrv1_v41:\n"
+        "      architectures: [DeepseekV41ForCausalLM]\n"
+        "      model_runner: v1\n"
+        "      cudagraph_modes: [PIECEWISE]\n"
+        "      message: DeepSeek V4.1 needs Model Runner V2.\n",
+        {("deepseek_v41", "runner.forbidden_modes.mrv1_v41", "added"): "BEHAVIOUR"},
+        0,
+    ),
+    (
+        "a tokens-per-round source changed",
+        V41,
+        "sources: [dspark_block_size, n_predict]",
+        "sources: [dspark_block_size]",
+        {("deepseek_v41", "speculative.methods.dspark.tokens_per_round.sources", "changed"): "BEHAVIOUR"},
+        0,
+    ),
+    (
+        "a block-size note reworded",
+        V4,
+        'note: "Block sizes count uncompressed tokens: C4 indexer pages hold 64 rows."',
+        'note: "Counted in uncompressed tokens (C4 indexer pages hold 64 rows)."',
+        {
+            (
+                "deepseek_v4",
+                "attention_backends.DeepseekV4IndexerBackend.kernel_block_sizes.note",
+                "changed",
+            ): "COSMETIC"
+        },
+        0,
+    ),
+    (
+        "a reference config value",
+        V41,
+        "  hidden_size: 5120",
+        "  hidden_size: 6144",
+        {("deepseek_v41", "hf_config.hidden_size", "changed"): "COSMETIC"},
+        0,
+    ),
+    (
+        "a comment and formatting only",
+        V41,
+        "  name: deepseek_v41\n",
+        "  name:   deepseek_v41   # the variant\n",
+        {},
+        0,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "file", "old", "new", "expected", "code"), [e for e in EDITS if e[4] is not None], ids=lambda v: v if isinstance(v, str) and " " in v else ""
+)
+def test_classification(spec_repo, name, file, old, new, expected, code):
+    edit(spec_repo / file, old, new)
+    rc, report = review(spec_repo)
+    got = {(c["variant"], c["path"], c["kind"]): c["severity"] for c in report["changes"]}
+    assert got == expected
+    assert rc == code
+    assert report["unaccepted_breaking"] == (1 if code == 5 else 0)
+
+
+def test_rename_architecture(spec_repo):
+    edit(spec_repo / V4, "  DSparkDraftModel:\n    registry", "  DSparkV4DraftModel:\n    registry")
+    edit(spec_repo / V4, "draft_architecture: DSparkDraftModel", "draft_architecture: DSparkV4DraftModel")
+    edit(spec_repo / V41, "  DSparkDraftModel: !delete", "  DSparkV4DraftModel: !delete")
+    rc, report = review(spec_repo)
+    got = {(c["variant"], c["path"], c["kind"]): c["severity"] for c in report["changes"]}
+    assert got == {
+        ("deepseek_v4", "architectures.DSparkDraftModel", "removed"): "BREAKING",
+        ("deepseek_v4", "speculative.methods.dspark.draft_architecture", "changed"): "BREAKING",
+        ("deepseek_v4", "architectures.DSparkV4DraftModel", "added"): "BEHAVIOUR",
+    }
+    assert rc == 5
+
+
+def test_dropped_method_is_breaking(spec_repo):
+    edit(spec_repo / V41, "  methods:\n    mtp: !delete\n    dspark:", "  methods:\n    mtp: !delete\n    dspark: !delete\n    _dropped:")
+    edit(spec_repo / V41, "  forbidden:\n    mtp:\n      use_instead: dspark\n", "  forbidden:\n    mtp: !delete\n")
+    edit(spec_repo / V41, "    _dropped:\n", "    _dropped_unused:\n")
+    result = run_cli(spec_repo, "diff", "--against", "base")
+    # the leftover dspark body under a bogus key is reported as a spec error, located
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "speculative.methods._dropped_unused" in result.stderr
+
+
+def test_dropped_method_classification(spec_repo):
+    path = spec_repo / V41
+    text = path.read_text()
+    start = text.index("    dspark:\n      draft_model_type: deepseek_v41")
+    end = text.index("  forbidden:")
+    rest = text[end:].replace("  forbidden:\n    mtp:\n      use_instead: dspark\n", "", 1)
+    path.write_text(text[:start] + "    dspark: !delete\n" + rest)
+    rc, report = review(spec_repo)
+    got = {(c["variant"], c["path"], c["kind"]): c["severity"] for c in report["changes"]}
+    assert got[("deepseek_v41", "speculative.methods.dspark", "removed")] == "BREAKING"
+    assert got[("deepseek_v41", "speculative.forbidden", "removed")] == "BEHAVIOUR"
+    assert rc == 5
+
+
+def test_inherited_change_is_reported_once(spec_repo):
+    edit(spec_repo / V4, "num_heads_q_padded: [0, 8, 16, 32, 64, 128]", "num_heads_q_padded: [0, 8, 16, 32, 64]")
+    _, report = review(spec_repo)
+    [change] = report["changes"]
+    assert change["variant"] == "deepseek_v4"
+    assert "inherited by deepseek_v41" in change["what"]
+
+
+def test_waiver_in_the_spec_accepts_a_breaking_change(spec_repo):
+    edit(spec_repo / V4, "num_heads_q_padded: [0, 8, 16, 32, 64, 128]", "num_heads_q_padded: [0, 8, 16, 32, 64]")
+    with (spec_repo / V4).open("a") as spec:
+        spec.write(
+            "\nreview:\n  accepted_breaking_changes:\n"
+            "    - change: deepseek_v4:kernels.rope_kv_insert.num_heads_q_padded:changed\n"
+            "      reason: no deployment pads Q heads to 128; the instantiation only cost compile time\n"
+        )
+    rc, report = review(spec_repo)
+    breaking = [c for c in report["changes"] if c["severity"] == "BREAKING"]
+    assert [c["accepted_because"] for c in breaking] == [
+        "no deployment pads Q heads to 128; the instantiation only cost compile time"
+    ]
+    assert rc == 0
+
+
+def test_markdown_report_and_generated_diff(spec_repo):
+    edit(spec_repo / V41, "        sm90: [64]\n", "        sm90: [32]\n")
+    result = run_cli(spec_repo, "diff", "--against", "base", "--format", "markdown")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("### dsv41gen: spec changes against `base`")
+    assert "| BEHAVIOUR | `deepseek_v41` |" in result.stdout
+    assert "-        return _sizes_for_device({90: [64]}, [128])" in result.stdout
+    assert "+        return _sizes_for_device({90: [32]}, [128])" in result.stdout
+
+
+def test_unknown_ref_is_a_usage_error(spec_repo):
+    result = run_cli(spec_repo, "diff", "--against", "no-such-ref")
+    assert result.returncode == 2
+    assert "cannot read specs at 'no-such-ref'" in result.stderr
