@@ -61,6 +61,7 @@ def load_variant(variant: str, build_root: str | None):
     for name in (plan.loader_module, plan.reference_module):
         module_spec = importlib.util.spec_from_file_location(name, src / f"{name}.py")
         module = importlib.util.module_from_spec(module_spec)
+        sys.modules[name] = module  # dataclasses look their module up by name
         module_spec.loader.exec_module(module)
         modules.append(module)
     loader, reference = modules
@@ -89,13 +90,26 @@ def time_sets(calls) -> float:
     return statistics.median(times)
 
 
-def copy_bandwidth() -> float:
-    """Device-to-device copy, GB/s counting bytes read plus bytes written."""
-    n = 1 << 30
+def copy_bandwidth() -> dict:
+    """Device-to-device copy of 2 GiB, GB/s counting bytes read plus bytes written: eager
+    (torch's copy kernel, events around each call, median of 20) and as a CUDA graph memcpy
+    node (how the op configurations are timed)."""
+    n = 2 << 30
     src = torch.empty(n, dtype=torch.uint8, device="cuda").random_()
     dst = torch.empty_like(src)
-    us = time_sets([lambda: dst.copy_(src)] * 4)
-    return 2 * n / us / 1e3
+    for _ in range(5):
+        dst.copy_(src)
+    times = []
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(REPEATS):
+        start.record()
+        dst.copy_(src)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)
+    eager = 2 * n / statistics.median(times) / 1e3
+    graph = 2 * n / time_sets([lambda: dst.copy_(src)] * 2) / 1e3
+    return {"eager_GBps": round(eager, 1), "graph_memcpy_GBps": round(graph, 1)}
 
 
 def kv_inputs(fmt, num_tokens, max_position, g):
@@ -135,8 +149,10 @@ def main() -> None:
     max_position = max(TOKENS)
     angles = torch.rand(max_position, plan.rope_dim // 2, device="cuda", generator=g) * 6.28
     cos_sin = torch.cat((angles.cos(), angles.sin()), dim=1).contiguous()
-    copy_gbps = copy_bandwidth()
-    print(f"device copy: {copy_gbps:.0f} GB/s")
+    copy_start = copy_bandwidth()
+    # The larger copy figure is the ceiling the targets are measured against.
+    copy_gbps = max(copy_start.values())
+    print(f"device copy: {copy_start} GB/s")
 
     kv_rows = []
     for fmt in ref.CACHE_FORMATS:
@@ -201,6 +217,8 @@ def main() -> None:
         del q_in, q_out
         torch.cuda.empty_cache()
 
+    copy_end = copy_bandwidth()
+    print(f"device copy at the end: {copy_end} GB/s")
     big = [r for r in kv_rows if r["tokens"] >= 65536]
     result = {
         "date": datetime.date.today().isoformat(),
@@ -212,6 +230,8 @@ def main() -> None:
         "block_size": BLOCK_SIZE,
         "method": __doc__.split("\n\n")[2].replace("\n", " "),
         "copy_GBps": round(copy_gbps, 1),
+        "copy_start": copy_start,
+        "copy_end": copy_end,
         "kv_only": kv_rows,
         "q_kv": q_rows,
         "targets": {

@@ -67,8 +67,9 @@ GRID_CHOICES = (("rule", "kRule"), ("warp_per_slot", "kWarpPerSlot"), ("reduced"
 
 
 # No fast-math: the kernels spell every rounding with __f*_rn intrinsics anyway, and the
-# reference relies on IEEE sqrt / division.
-NVCC_FLAGS = ("-O3", "-std=c++17")
+# reference relies on IEEE sqrt / division. No -std either: torch's build picks the standard
+# its headers need (a different one than libtorch was built with can break its ABI).
+NVCC_FLAGS = ("-O3",)
 ARCH_SPECIFIC_TARGETS = ("90", "100")  # sm_90a (Hopper), sm_100a (Blackwell)
 
 
@@ -249,6 +250,7 @@ class RopeKvPlan:
     sources: tuple[SourceFile, ...]
     extension_sources: tuple[str, ...]  # compiled by the loader, file names in csrc_dir
     nvcc_flags: tuple[str, ...]
+    nvcc_flags_py: str  # the same as a Python tuple literal
     arch_specific_targets: tuple[str, ...]  # compute capabilities built as the "a" target
     bindings_file: str
     loader_module: str
@@ -911,6 +913,10 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
             *(u.file_name for u in units),
         ),
         nvcc_flags=NVCC_FLAGS,
+        nvcc_flags_py="("
+        + ", ".join(f'"{f}"' for f in NVCC_FLAGS)
+        + ("," if len(NVCC_FLAGS) == 1 else "")
+        + ")",
         arch_specific_targets=ARCH_SPECIFIC_TARGETS,
         bindings_file="rope_kv_bindings.cpp",
         loader_module=f"rope_kv_{variant_name}_loader",
