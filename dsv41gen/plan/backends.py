@@ -50,6 +50,7 @@ class BackendsPlan:
     sparse_mla: tuple[SparseMlaPlan, ...]
     engine_parents: tuple[str, ...]
     uses_rocm: bool
+    binding_imports: tuple[str, ...]  # names backends.py takes from _binding
 
 
 def _block_sizes(sizes: KernelBlockSizes, source: str) -> BlockSizesPlan:
@@ -143,10 +144,12 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
             )
         )
     parents = tuple(sorted({c.parent for c in classes if c.parent not in by_key}))
+    layouts = ("KVCacheLayout",) if any(c.kv_cache_layouts for c in classes) else ()
     return BackendsPlan(
         family=family.name,
         classes=tuple(classes),
         sparse_mla=tuple(sparse),
         engine_parents=parents,
         uses_rocm=any(c.rocm_query_lens_mismatch for c in classes),
+        binding_imports=tuple(sorted(parents + layouts)),
     )

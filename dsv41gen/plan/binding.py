@@ -30,6 +30,7 @@ class BindingPlan:
     engine_parents: tuple[EngineParent, ...]
     kv_module: str
     kv_types: tuple[StandaloneKvType, ...]
+    kv_cache_layouts: tuple[str, ...]  # KVCacheLayout members the backends name
 
 
 def engine_parents(family: Family, sources) -> tuple[EngineParent, ...]:
@@ -54,10 +55,17 @@ def kv_types(family: Family) -> tuple[KvSpecType, ...]:
 
 
 def plan_binding(family: Family, sources) -> BindingPlan:
+    layouts = sorted(
+        {name for v in family.variants for b in v.backends for name in (b.supported_kv_cache_layouts or ())}
+    )
+    imports = [engine.MODEL_REGISTRY, engine.CURRENT_PLATFORM, engine.CUDA_GRAPH_MODE]
+    if layouts:
+        imports.append(engine.KV_CACHE_LAYOUT)
     return BindingPlan(
         vllm_version=engine.VLLM_VERSION,
-        imports=(engine.MODEL_REGISTRY, engine.CURRENT_PLATFORM, engine.CUDA_GRAPH_MODE),
+        imports=tuple(imports),
         engine_parents=engine_parents(family, sources),
         kv_module=engine.KV_SPEC_MODULE,
         kv_types=tuple(StandaloneKvType(t.name, t.parent) for t in kv_types(family)),
+        kv_cache_layouts=tuple(layouts),
     )

@@ -22,3 +22,5 @@ MODEL_REGISTRY = EngineImport("vllm", "ModelRegistry")
 CURRENT_PLATFORM = EngineImport("vllm.platforms", "current_platform")
 CUDA_GRAPH_MODE = EngineImport("vllm.config.compilation", "CUDAGraphMode")
 KV_SPEC_MODULE = "vllm.v1.kv_cache_interface"
+# supported_kv_cache_layouts() returns members of this enum (vllm/v1/attention/backend.py).
+KV_CACHE_LAYOUT = EngineImport("vllm.v1.kv_cache_layout", "KVCacheLayout")

@@ -32,6 +32,7 @@ class BackendTests:
     parents: tuple[tuple[str, str], ...]  # (class, family parent) only
     overrides: tuple[tuple[str, tuple[str, ...]], ...]
     rocm_classes: tuple[str, ...]
+    layouts: tuple[tuple[str, tuple[str, ...]], ...]  # (class, KVCacheLayout member names)
     sparse_cases: tuple[tuple[str, int | None, list[int]], ...]
 
 
@@ -43,6 +44,12 @@ def _effective_sizes(backend: AttentionBackend, by_key: dict[str, AttentionBacke
         if family is not None and int(fam.value[2:]) == family:
             return list(values)
     return list(sizes.default)
+
+
+def _effective_layouts(backend: AttentionBackend, by_key: dict[str, AttentionBackend]) -> tuple[str, ...]:
+    while backend is not None and backend.supported_kv_cache_layouts is None:
+        backend = by_key.get(backend.parent)
+    return backend.supported_kv_cache_layouts if backend is not None else ()
 
 
 def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
@@ -73,6 +80,11 @@ def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
         parents=tuple((c.class_name, c.parent) for c in plan.classes),
         overrides=tuple(overrides),
         rocm_classes=tuple(c.class_name for c in plan.classes if c.rocm_query_lens_mismatch),
+        layouts=tuple(
+            (key, _effective_layouts(by_key[key], by_key))
+            for key, b in by_key.items()
+            if b.kind is not BackendKind.SPARSE_MLA and _effective_layouts(b, by_key)
+        ),
         sparse_cases=tuple(sparse),
     )
 
