@@ -42,9 +42,15 @@ def cli(args, cwd: Path, env: dict[str, str] | None = None, timeout: float = 60)
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 
-def edit(path: Path, old: str, new: str) -> None:
-    """Replace the one occurrence of ``old`` (fails loudly if the real spec moved on)."""
+def edit(path: Path, old: str | re.Pattern, new: str) -> None:
+    """Replace the one occurrence of ``old`` (fails loudly if the real spec moved on). A compiled
+    pattern is for values that the spec's authors tune (e.g. `block_k: \\d+`)."""
     text = path.read_text(encoding="utf-8")
+    if isinstance(old, re.Pattern):
+        text, count = old.subn(new.replace("\\", "\\\\"), text)
+        assert count == 1, f"{old.pattern!r} matches {count} times in {path.name}"
+        path.write_text(text, encoding="utf-8")
+        return
     assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {path.name}"
     path.write_text(text.replace(old, new), encoding="utf-8")
 

@@ -158,13 +158,16 @@ def test_missing_spec_directory(run_cli, tmp_path):
     assert result.stderr.splitlines() == ["error: no such spec file: nodir/x.yaml"]
 
 
-def test_unknown_option_and_missing_argument(specs_copy, run_cli):
+def test_unknown_option_and_missing_argument(specs_copy, run_cli, tmp_path):
     result = run_cli("build", "--bogus", f"specs/{V41}")
     assert result.rc == 2
     assert "No such option '--bogus'" in result.stderr
-    result = run_cli("build")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run_cli("build", cwd=empty)  # no SPEC: defaults to specs/*.yaml, and there is none
     assert result.rc == 2
-    assert "Missing argument 'SPECS...'" in result.stderr
+    assert result.stderr.splitlines() == ["error: no SPEC given and no specs/*.yaml here"]
+    assert list(empty.iterdir()) == []
     result = run_cli("frobnicate")
     assert result.rc == 2
     assert "No such command 'frobnicate'" in result.stderr

@@ -11,6 +11,8 @@ of writing (e.g. the V4.1 `extends:` key is line 8 column 1). Columns are litera
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from corehelpers import V4, V41, edit, expand
 
@@ -46,28 +48,52 @@ specs/deepseek_v41.yaml:@extends: /etc/passwd@:1: extends: '/etc/passwd' leaves 
     ),
     (
         "method_allowed_and_forbidden",
-        [(V41, "  forbidden:\n    mtp:\n", "  forbidden:\n    dspark:\n      use_instead: dspark\n    mtp:\n")],
+        [
+            (
+                V41,
+                "  forbidden:\n    mtp:\n",
+                "  forbidden:\n    dspark:\n      use_instead: dspark\n    mtp:\n",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@forbidden:+1@:5: speculative.forbidden.dspark: method 'dspark' is both allowed (speculative.methods.dspark) and forbidden; remove one of them (a child spec drops an inherited method with `dspark: !delete`)
 """,
     ),
     (
         "weight_set_not_declared",
-        [(V41, "    dspark:\n      draft_model_type", "    dspark:\n      weights: dsparkk\n      draft_model_type")],
+        [
+            (
+                V41,
+                "    dspark:\n      draft_model_type",
+                "    dspark:\n      weights: dsparkk\n      draft_model_type",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@weights: dsparkk@:7: speculative.methods.dspark.weights: weight set 'dsparkk' is not declared under checkpoint.weight_sets; did you mean 'dspark'?
 """,
     ),
     (
         "draft_architecture_unknown",
-        [(V41, "draft_architecture: DSparkV41DraftModel", "draft_architecture: DSparkV41DrafModel")],
+        [
+            (
+                V41,
+                "draft_architecture: DSparkV41DraftModel",
+                "draft_architecture: DSparkV41DrafModel",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@DSparkV41DrafModel@:7: speculative.methods.dspark.draft_architecture: unknown architecture 'DSparkV41DrafModel'; declare it under `architectures`; did you mean 'DSparkV41DraftModel'?
 """,
     ),
     (
         "draft_architecture_wrong_registry",
-        [(V41, "draft_architecture: DSparkV41DraftModel", "draft_architecture: DeepseekV41ForCausalLM")],
+        [
+            (
+                V41,
+                "draft_architecture: DSparkV41DraftModel",
+                "draft_architecture: DeepseekV41ForCausalLM",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@draft_architecture: DeepseekV41ForCausalLM@:7: speculative.methods.dspark.draft_architecture: 'DeepseekV41ForCausalLM' is registered as multimodal; a draft architecture must be a speculative_decoding entry
 """,
@@ -102,7 +128,13 @@ specs/deepseek_v41.yaml:@sm95: [128]@:9: attention_backends.DeepseekV41IndexerBa
     ),
     (
         "backend_parent_unknown",
-        [(V41, "parent: DeepseekV41IndexerBackend # block", "parent: DeepseekV41IndexrBackend # block")],
+        [
+            (
+                V41,
+                "parent: DeepseekV41IndexerBackend # block",
+                "parent: DeepseekV41IndexrBackend # block",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@DeepseekV41IndexrBackend@:5: attention_backends.DeepseekV41SparseIndexerBackend.parent: unknown parent 'DeepseekV41IndexrBackend': not a backend of this family; name one, or give `parent_module` for an engine class; did you mean 'DeepseekV41IndexerBackend'?
 """,
@@ -110,7 +142,13 @@ specs/deepseek_v41.yaml:@DeepseekV41IndexrBackend@:5: attention_backends.Deepsee
     (
         # Found by the fuzz test: the planner crashed on a sparse_mla entry without block sizes.
         "sparse_mla_without_block_sizes",
-        [(V41, "    kind: sparse_mla\n    kernel_block_sizes:\n      default: [128]\n  FLASHINFER", "    kind: sparse_mla\n  FLASHINFER")],
+        [
+            (
+                V41,
+                "    kind: sparse_mla\n    kernel_block_sizes:\n      default: [128]\n  FLASHINFER",
+                "    kind: sparse_mla\n  FLASHINFER",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@FLASHMLA_MEGA_ATTN_DSV41:@:3: attention_backends.FLASHMLA_MEGA_ATTN_DSV41: a sparse_mla entry must state kernel_block_sizes: it has no parent to inherit them from
 """,
@@ -131,7 +169,13 @@ specs/deepseek_v41.yaml:@CircularBuferSpec@:7: kv_cache.layouts.compressor_state
     ),
     (
         "kv_layout_missing_spec_type_reported_once",
-        [(V41, "    compressor_state:\n      spec_type", "    no_type:\n      block_size: 8\n    compressor_state:\n      spec_type")],
+        [
+            (
+                V41,
+                "    compressor_state:\n      spec_type",
+                "    no_type:\n      block_size: 8\n    compressor_state:\n      spec_type",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@no_type:@:5: kv_cache.layouts.no_type: missing required field 'spec_type'
 """,
@@ -145,7 +189,7 @@ specs/deepseek_v4.yaml:@scaling: divide@:5: quantization.mxfp8.scaling: the divi
     ),
     (
         "mxfp8_block_k_not_multiple_of_block_size",
-        [(V4, "block_k: 128", "block_k: 16")],
+        [(V4, re.compile(r"block_k: \d+"), "block_k: 16")],
         """
 specs/deepseek_v4.yaml:@block_k: 16@:7: quantization.mxfp8.launch.block_k: block_k=16 is not a multiple of block_size=32: a tile would split a scale block, which can never be computed; use a multiple of 32
 """,
@@ -181,7 +225,13 @@ specs/deepseek_v41.yaml:@record_width: 528@:9: kernels.rope_kv_insert.cache_form
     ),
     (
         "record_width_inconsistent",
-        [(V4, "        record_width: 512\n        bf16_values", "        record_width: 1024\n        bf16_values")],
+        [
+            (
+                V4,
+                "        record_width: 512\n        bf16_values",
+                "        record_width: 1024\n        bf16_values",
+            )
+        ],
         """
 specs/deepseek_v4.yaml:@record_width: 1024@:9: kernels.rope_kv_insert.cache_formats.bf16.record_width: record_width 1024 x 2 byte(s) per bfloat16 element != bytes_per_token 1024
 """,
@@ -239,14 +289,26 @@ specs/deepseek_v41.yaml:@class: "X\\n"@:5: architectures.DeepseekV41ForCausalLM.
     ),
     (
         "module_path_traversal",
-        [(V41, "module: vllm.models.deepseek_v41\n    class: DeepseekV41", "module: ../../etc\n    class: DeepseekV41")],
+        [
+            (
+                V41,
+                "module: vllm.models.deepseek_v41\n    class: DeepseekV41",
+                "module: ../../etc\n    class: DeepseekV41",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@module: ../../etc@:5: architectures.DeepseekV41ForCausalLM.module: '../../etc' must be a dotted path of Python identifiers such as `vllm.models.deepseek_v4` (no '/', '..', spaces or newlines)
 """,
     ),
     (
         "module_absolute_path",
-        [(V41, "module: vllm.models.deepseek_v41\n    class: DeepseekV41", "module: /abs\n    class: DeepseekV41")],
+        [
+            (
+                V41,
+                "module: vllm.models.deepseek_v41\n    class: DeepseekV41",
+                "module: /abs\n    class: DeepseekV41",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@module: /abs@:5: architectures.DeepseekV41ForCausalLM.module: '/abs' must be a dotted path of Python identifiers such as `vllm.models.deepseek_v4` (no '/', '..', spaces or newlines)
 """,
@@ -261,14 +323,23 @@ specs/deepseek_v41.yaml:@DeepseekV41ForCausalLM: v2@:5: runner.default_model_run
     ),
     (
         "delete_key_parent_lacks",
-        [(V41, "    compressor_state:\n      spec_type", "    no_such: !delete\n    compressor_state:\n      spec_type")],
+        [
+            (
+                V41,
+                "    compressor_state:\n      spec_type",
+                "    no_such: !delete\n    compressor_state:\n      spec_type",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@no_such: !delete@:5: kv_cache.layouts.no_such: `!delete` removes nothing: the parent spec has no such key
 """,
     ),
     (
         "delete_method_typo_did_you_mean",
-        [(V41, "    mtp: !delete\n", "    mtpp: !delete\n"), (V41, "  forbidden:\n    mtp:\n      use_instead: dspark\n", "")],
+        [
+            (V41, "    mtp: !delete\n", "    mtpp: !delete\n"),
+            (V41, "  forbidden:\n    mtp:\n      use_instead: dspark\n", ""),
+        ],
         # mtp stays (the !delete missed), but V4.1 deleted its weight set: that follow-on error is
         # located in V4's file, and says it is about V4.1.
         """
@@ -278,7 +349,13 @@ specs/deepseek_v41.yaml:@mtpp: !delete@:5: speculative.methods.mtpp: `!delete` r
     ),
     (
         "delete_nested_under_new_key",
-        [(V41, "    compressor_state:\n      spec_type", "    fresh:\n      spec_type: MLAAttentionSpec\n      block_size: !delete\n    compressor_state:\n      spec_type")],
+        [
+            (
+                V41,
+                "    compressor_state:\n      spec_type",
+                "    fresh:\n      spec_type: MLAAttentionSpec\n      block_size: !delete\n    compressor_state:\n      spec_type",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@block_size: !delete@:7: kv_cache.layouts.fresh.block_size: `!delete` removes nothing: the parent spec has no such key
 """,
@@ -299,7 +376,13 @@ specs/deepseek_v41.yaml:@display_name: !delete@:17: variant.display_name: `!dele
     ),
     (
         "unknown_yaml_tag_python_apply",
-        [(V41, "display_name: DeepSeek V4.1", "display_name: !!python/object/apply:os.system [echo hi]")],
+        [
+            (
+                V41,
+                "display_name: DeepSeek V4.1",
+                "display_name: !!python/object/apply:os.system [echo hi]",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@os.system@:17: variant.display_name: unsupported YAML tag '!!python/object/apply:os.system'; the only tag a spec may use is `!delete`
 """,
@@ -343,10 +426,14 @@ specs/deepseek_v41.yaml:@hidden_size: [5120+2@:12: invalid YAML: did not find ex
         # Several errors collected in one pass, in a parent and a child file.
         "several_errors_parent_and_child",
         [
-            (V4, "block_k: 128", "block_k: 16"),
+            (V4, re.compile(r"block_k: \d+"), "block_k: 16"),
             (V4, "registry: multimodal", "registry: multimodel"),
             (V41, "sm120: [128]", "sm95: [128]"),
-            (V41, "    dspark:\n      draft_model_type", "    dspark:\n      weights: dsparkk\n      draft_model_type"),
+            (
+                V41,
+                "    dspark:\n      draft_model_type",
+                "    dspark:\n      weights: dsparkk\n      draft_model_type",
+            ),
         ],
         """
 specs/deepseek_v4.yaml:@registry: multimodel@:5: architectures.DeepseekV4ForConditionalGeneration.registry: 'multimodel' is not one of text_generation, multimodal, speculative_decoding; did you mean 'multimodal'?
@@ -361,7 +448,11 @@ specs/deepseek_v41.yaml:@sm95: [128]@:9: attention_backends.DeepseekV41IndexerBa
         "error_only_the_child_causes_in_parent_field",
         [
             (V4, "        divisibility: none", "        divisibility: always\n        maximum: 6"),
-            (V41, "  dspark_target_layer_offset: 0", "  dspark_target_layer_offset: 0\n  dspark_block_size: 8"),
+            (
+                V41,
+                "  dspark_target_layer_offset: 0",
+                "  dspark_target_layer_offset: 0\n  dspark_block_size: 8",
+            ),
         ],
         """
 specs/deepseek_v4.yaml:@maximum: 6@:9: speculative.methods.dspark.num_speculative_tokens.maximum: maximum 6 is below tokens per round (8, hf_config.dspark_block_size): no num_speculative_tokens can be both <= 6 and divisible by 8; raise the maximum to at least 8 or relax `divisibility` (in specs/deepseek_v41.yaml, which inherits this value)
@@ -432,15 +523,36 @@ def test_alias_bomb_rejected_quickly(tmp_path, run_cli):
     "text, expected",
     [
         ("", "specs/x.yaml:1:1: a spec file holds exactly one YAML document (a mapping)"),
-        ("a: 1\n---\nb: 2\n", "specs/x.yaml:1:1: a spec file holds exactly one YAML document (a mapping)"),
+        (
+            "a: 1\n---\nb: 2\n",
+            "specs/x.yaml:1:1: a spec file holds exactly one YAML document (a mapping)",
+        ),
         ("[1, 2]\n", "specs/x.yaml:1:1: the top level of a spec must be a mapping"),
         ("x: &a 1\ny: *b\n", "specs/x.yaml:2:4: invalid YAML: found undefined alias"),
         ("? [1]\n: 2\n", "specs/x.yaml:1:3: mapping keys must be plain scalars"),
-        ("a: " + "[" * 40 + "]" * 40 + "\n", "specs/x.yaml:1:36: a.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0: nesting deeper than 32 levels"),
-        ("a: 2024-01-01\n", "specs/x.yaml:1:4: a: YAML reads this value as a date/time, which a spec has no use for; quote it if it is a string"),
-        ("a: 1\n<<: {b: 1}\n", "specs/x.yaml:2:1: YAML merge keys ('<<') are not supported; use `extends` to share values"),
+        (
+            "a: " + "[" * 40 + "]" * 40 + "\n",
+            "specs/x.yaml:1:36: a.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0: nesting deeper than 32 levels",
+        ),
+        (
+            "a: 2024-01-01\n",
+            "specs/x.yaml:1:4: a: YAML reads this value as a date/time, which a spec has no use for; quote it if it is a string",
+        ),
+        (
+            "a: 1\n<<: {b: 1}\n",
+            "specs/x.yaml:2:1: YAML merge keys ('<<') are not supported; use `extends` to share values",
+        ),
     ],
-    ids=["empty", "two_documents", "top_level_list", "undefined_alias", "complex_key", "too_deep", "date", "merge_key"],
+    ids=[
+        "empty",
+        "two_documents",
+        "top_level_list",
+        "undefined_alias",
+        "complex_key",
+        "too_deep",
+        "date",
+        "merge_key",
+    ],
 )
 def test_malformed_documents(tmp_path, run_cli, text, expected):
     (tmp_path / "specs").mkdir()

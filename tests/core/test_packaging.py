@@ -15,7 +15,7 @@ from corehelpers import REPO, SPECS, V41, tree_bytes
 
 
 @pytest.mark.slow
-def test_wheel_builds_and_generates_the_same_tree(tmp_path, reference_build):
+def test_wheel_builds_and_generates_the_same_tree(tmp_path):
     wheels = tmp_path / "wheels"
     subprocess.run(
         [
@@ -88,4 +88,19 @@ def test_wheel_builds_and_generates_the_same_tree(tmp_path, reference_build):
         timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert tree_bytes(work / "out") == tree_bytes(reference_build / "out")
+
+    # The same build from the source tree (right after, same layout, so headers match too).
+    source = tmp_path / "source"
+    shutil.copytree(SPECS, source / "specs")
+    plain_env = dict(os.environ)
+    plain_env.pop("PYTHONPATH", None)
+    from_source = subprocess.run(
+        [sys.executable, "-m", "dsv41gen", "build", f"specs/{V41}", "--out", "out"],
+        cwd=source,
+        env=plain_env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert from_source.returncode == 0, from_source.stdout + from_source.stderr
+    assert tree_bytes(work / "out") == tree_bytes(source / "out")
