@@ -13,7 +13,7 @@ from pathlib import Path
 
 # Same settings as the repository's pyproject.toml, stated here so a build never depends on the
 # configuration of the directory it runs in.
-RUFF_ARGS = ["--line-length", "100", "--target-version", "py310", "--no-cache", "--quiet", "--isolated"]
+RUFF_ARGS = ["--line-length", "100", "--target-version", "py310", "--no-cache", "--isolated"]
 
 
 class FormatError(Exception):
@@ -44,9 +44,10 @@ def format_python(sources: dict[str, str]) -> dict[str, str]:
                 [_ruff(), *command, *RUFF_ARGS, str(root)], capture_output=True, text=True, check=False
             )
             if result.returncode != 0:
-                raise FormatError(
-                    "ruff could not format the generated Python (a template bug):\n" + result.stderr.strip()
-                )
+                report = result.stderr.strip() or result.stdout.strip()
+                for key, path in names.items():  # name the generated file, not the temp copy
+                    report = report.replace(str(path), key)
+                raise FormatError(f"ruff could not format the generated Python (a template bug):\n{report}")
         formatted = dict(sources)
         for key, path in names.items():
             formatted[key] = path.read_text(encoding="utf-8")
