@@ -92,8 +92,7 @@ def test_wheel_builds_and_generates_the_same_tree(tmp_path):
     # The same build from the source tree (right after, same layout, so headers match too).
     source = tmp_path / "source"
     shutil.copytree(SPECS, source / "specs")
-    plain_env = dict(os.environ)
-    plain_env.pop("PYTHONPATH", None)
+    plain_env = dict(os.environ, PYTHONPATH=str(REPO))  # this checkout, whatever is installed
     from_source = subprocess.run(
         [sys.executable, "-m", "dsv41gen", "build", f"specs/{V41}", "--out", "out"],
         cwd=source,
