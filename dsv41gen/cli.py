@@ -137,7 +137,8 @@ def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
         if blocked and not force:
             for rel in blocked:
                 kind = "was edited by hand" if rel in pending.hand_edited else "is not a generated file"
-                click.echo(f"error: {out_dir / rel} {kind}; refusing to overwrite it.", err=True)
+                action = "remove" if rel not in result.files else "overwrite"
+                click.echo(f"error: {out_dir / rel} {kind}; refusing to {action} it.", err=True)
             _fail(
                 "Move the edit into the spec, or rerun with --force to discard it. Nothing was written.",
                 EXIT_OUT_OF_DATE,
