@@ -18,6 +18,7 @@ import importlib.util
 import json
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import torch
@@ -75,6 +76,21 @@ def bench_graph(fn) -> float:
     """Median microseconds per call replayed from a CUDA graph (no launch cost; no L2 flush, so
     inputs that fit in L2 stay there)."""
     return triton.testing.do_bench_cudagraph(fn, rep=100, return_mode="median") * 1e3
+
+
+def host_us(fn, calls: int = 200) -> float:
+    """Host microseconds per call: Python launcher plus launch, timed with the GPU left running
+    (median of 5 batches; synchronized between batches only)."""
+    fn()
+    torch.cuda.synchronize()
+    batches = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        batches.append((time.perf_counter() - start) / calls * 1e6)
+        torch.cuda.synchronize()
+    return sorted(batches)[2]
 
 
 def warm_up_gpu(seconds: float = 2.0) -> None:
@@ -151,7 +167,8 @@ def main() -> None:
             "launch": launch,
             "spec_launch": spec_launch,
             "timing": "us: triton.testing.do_bench median (L2 flushed, launch included); "
-            "graph_us: do_bench_cudagraph median (replayed, no launch cost, no L2 flush)",
+            "graph_us: do_bench_cudagraph median (replayed, no launch cost, no L2 flush); "
+            "host_us: host time per call of the Python launcher, back to back, GPU not awaited",
             "bytes_formula": "2*M*K + M*K + M*K/32",
             "copy": copy,
             "shapes": [],
@@ -180,7 +197,8 @@ def main() -> None:
             for name, fn in kernels.items():
                 put(name, bench(fn))
                 row[name]["graph_us"] = graph_us = bench_graph(fn)
-                print(f"{'':>12} {name + ' (graph)':<24} {graph_us:9.2f} us")
+                row[name]["host_us"] = host = host_us(fn)
+                print(f"{'':>12} {name + ' (graph)':<24} {graph_us:9.2f} us  host {host:6.2f} us")
             # correctness spot check of this very run against the reference
             rq, rs = ref.quantize_reference(x)
             row["bit_exact_vs_reference"] = bool(

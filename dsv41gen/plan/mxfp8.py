@@ -66,17 +66,17 @@ VALUE_FORMATS: dict[ScalarType, ValueFormat] = {
 class Widen(enum.Enum):
     """How the quantize kernel turns one loaded input element into fp32 bits."""
 
-    BF16_BITS = "bf16_bits"  # load the int16 view, shift into the high half of an int32
+    BF16_BITS = "bf16_bits"  # bitcast the load to int16, shift into the high half of an int32
     FP16_CONVERT = "fp16_convert"  # fp16 -> fp32 is exact (every fp16 is a normal fp32)
-    FP32_BITS = "fp32_bits"  # load the int32 view
+    FP32_BITS = "fp32_bits"  # bitcast the loaded fp32 to int32
 
 
 class Narrow(enum.Enum):
     """How the dequantize kernel stores an fp32 result into the output dtype."""
 
-    BF16_BITS = "bf16_bits"  # round-to-nearest-even on the bit pattern, store the int16 view
+    BF16_BITS = "bf16_bits"  # round-to-nearest-even on the bit pattern, store it bitcast to bf16
     FP16_CONVERT = "fp16_convert"  # fp32 -> fp16 conversion (RNE on both targets)
-    FP32_BITS = "fp32_bits"  # store as is
+    FP32_BITS = "fp32_bits"  # store the bits bitcast to fp32
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,6 @@ class IoDtype:
     torch_dtype: str  # e.g. "torch.bfloat16"
     kind: int  # the constexpr the kernel dispatches on
     kind_name: str  # name of that constexpr, e.g. "DTYPE_BF16"
-    view: str | None  # torch dtype the launcher views the tensor as (None: pass as is)
     widen: Widen
     narrow: Narrow
 
@@ -311,11 +310,9 @@ def plan_mxfp8(
     ]
 
     dtypes = (
-        IoDtype(
-            "torch.bfloat16", 0, "DTYPE_BF16", "torch.int16", Widen.BF16_BITS, Narrow.BF16_BITS
-        ),
-        IoDtype("torch.float16", 1, "DTYPE_FP16", None, Widen.FP16_CONVERT, Narrow.FP16_CONVERT),
-        IoDtype("torch.float32", 2, "DTYPE_FP32", "torch.int32", Widen.FP32_BITS, Narrow.FP32_BITS),
+        IoDtype("torch.bfloat16", 0, "DTYPE_BF16", Widen.BF16_BITS, Narrow.BF16_BITS),
+        IoDtype("torch.float16", 1, "DTYPE_FP16", Widen.FP16_CONVERT, Narrow.FP16_CONVERT),
+        IoDtype("torch.float32", 2, "DTYPE_FP32", Widen.FP32_BITS, Narrow.FP32_BITS),
     )
     layout_tiles = {ScaleLayout.ROW_MAJOR: (1, 1), ScaleLayout.SWIZZLED_128X4: (128, 4)}
     if not fmt.layouts or len(set(fmt.layouts)) != len(fmt.layouts):

@@ -455,6 +455,8 @@ def test_launcher_errors(mxfp8_module, kernel_device):
         mx.quantize(x, "col_major")
     with pytest.raises(ValueError, match="block_k = 48 must be a power of two"):
         mx.quantize(x, block_k=48)
+    with pytest.raises(ValueError, match="M = 65536 needs 65536 row tiles of block_m = 1"):
+        mx.quantize(torch.zeros(65536, 32, device=kernel_device), block_m=1)
     other = "cuda" if kernel_device == "cpu" else "cpu"
     with pytest.raises(ValueError, match=f"must be on a {kernel_device} device"):
         mx.quantize(torch.zeros(4, 64, device="meta" if other == "cuda" else other))
