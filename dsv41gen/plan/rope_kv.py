@@ -42,6 +42,11 @@ E8M0_BIAS = 127  # UE8M0: value = 2^(byte - 127)
 E8M0_MIN = 0
 E8M0_MAX = 254  # 255 encodes NaN
 FP32_MANTISSA_BITS = 23
+# KV-only instantiations: resident threads per multiprocessor the register budget is sized for
+# (__launch_bounds__ min blocks = this / threads_per_block; 1024 threads -> 64 registers each on
+# a 64K-register multiprocessor). Each KV-only warp keeps its next token's loads in flight, so the
+# resident warps set the bandwidth; 64 registers hold two tokens' rows without spilling.
+KV_ONLY_THREADS_PER_SM = 1024
 
 KV_OP = "fused_deepseek_v4_kv_rope_insert"
 Q_OP = "fused_deepseek_v4_qnorm_rope_kv_insert"
@@ -209,6 +214,7 @@ class RopeKvPlan:
     # spec: threads_per_block, num_token_cutoff, grid_rule, fp8_max
     threads_per_block: int
     warps_per_block: int
+    kv_only_blocks_per_sm: int  # __launch_bounds__ min blocks of the KV-only instantiations
     num_token_cutoff: int
     grid_rule: str
     grid_rule_cpp: str  # C++ boolean: true selects warp-per-slot
@@ -310,11 +316,13 @@ def c_string(text: str) -> str:
 
 
 def _msg(*parts: str) -> str:
-    """TORCH_CHECK message arguments: plain strings become literals, ``{expr}`` parts stay C++."""
+    """TORCH_CHECK message arguments: plain strings become literals, ``{expr}`` parts stay C++,
+    passed through ``message_arg`` (integers and shapes become std::string there)."""
     args = []
     for part in parts:
         if part.startswith("{") and part.endswith("}"):
-            args.append(part[1:-1])
+            # message_arg (rope_kv_bindings.cpp) formats integers and shapes without iostreams.
+            args.append(f"message_arg({part[1:-1]})")
         else:
             args.append(c_string(part))
     return ", ".join(args)
@@ -858,6 +866,7 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
         cos_sin_layout=kernel.cos_sin_layout.value,
         threads_per_block=kernel.threads_per_block,
         warps_per_block=kernel.threads_per_block // LANES_PER_WARP,
+        kv_only_blocks_per_sm=max(1, KV_ONLY_THREADS_PER_SM // kernel.threads_per_block),
         num_token_cutoff=cutoff,
         grid_rule=kernel.grid_rule.value,
         grid_rule_cpp="kNumHeadsQPadded == 0 || num_tokens < kNumTokenCutoff",

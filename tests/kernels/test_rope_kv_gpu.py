@@ -306,27 +306,27 @@ def test_unsupported_q_head_padded_names_the_compiled_set(ops, rope_kv_reference
         )  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "variant, fmt, change, message",
-    [
-        (V41, "fp8", {"scale": None}, "cache needs fp8_scale"),
-        (V41, "bf16", {"scale": torch.ones(1)}, "pass None for the bf16 cache"),
-        (V41, "fp8_ds_mla", {"kv_mxfp8": True}, "k_cache.size(2) must be 528 for the mxfp8"),
-        (V41, "mxfp8", {"kv_mxfp8": False}, "pass kv_mxfp8=True"),
-        (V4, "fp8_ds_mla", {"kv_mxfp8": True}, "variant deepseek_v4 has no mxfp8 cache format"),
-        (V41, "bf16", {"slots": "int32"}, "slot_mapping must be a contiguous 1-D int64"),
-        (V41, "bf16", {"block_size": 32}, "k_cache.size(1) is 64 but cache_block_size is 32"),
-        (V41, "bf16", {"kv": "float32"}, "kv must be bfloat16 or float16"),
-        (V41, "bf16", {"positions": "short"}, "position_ids must cover every kv row"),
-        (V41, "bf16", {"slots": "long"}, "only padded rows may be left out"),
-        (V41, "bf16", {"cos_sin": "float64"}, "cos_sin_cache must be a contiguous float32"),
-    ],
-)
-def test_input_checks(ops, rope_kv_references, variant, fmt, change, message):
+INPUT_CHECKS = [
+    (V41, "fp8", {"scale": None}, "cache needs fp8_scale"),
+    (V41, "bf16", {"scale": "ones"}, "pass None for the bf16 cache"),
+    (V41, "fp8_ds_mla", {"kv_mxfp8": True}, "k_cache.size(2) must be 528 for the mxfp8"),
+    (V41, "mxfp8", {"kv_mxfp8": False}, "pass kv_mxfp8=True"),
+    (V4, "fp8_ds_mla", {"kv_mxfp8": True}, "variant deepseek_v4 has no mxfp8 cache format"),
+    (V41, "bf16", {"slots": "int32"}, "slot_mapping must be a contiguous 1-D int64"),
+    (V41, "bf16", {"block_size": 32}, "k_cache.size(1) is 64 but cache_block_size is 32"),
+    (V41, "bf16", {"kv": "float32"}, "kv must be bfloat16 or float16"),
+    (V41, "bf16", {"positions": "short"}, "position_ids must cover every kv row"),
+    (V41, "bf16", {"slots": "long"}, "only padded rows may be left out"),
+    (V41, "bf16", {"cos_sin": "float64"}, "cos_sin_cache must be a contiguous float32"),
+]
+
+
+def input_check_case(ops, rope_kv_references, variant, fmt, change, message):
+    """Call the KV-only op with one bad input: it must raise ``message`` and write nothing."""
     case = small_case(rope_kv_references, variant, fmt)
     kv, cache, slots, positions, cos_sin, block, scale, mx = case.kv_args(case.cache)
     scale = change.get("scale", scale)
-    scale = scale.cuda() if scale is not None else None
+    scale = torch.ones(1, device="cuda") if scale == "ones" else scale
     mx = change.get("kv_mxfp8", mx)
     block = change.get("block_size", block)
     if change.get("slots") == "int32":
@@ -344,7 +344,56 @@ def test_input_checks(ops, rope_kv_references, variant, fmt, change, message):
         ops[variant].fused_deepseek_v4_kv_rope_insert(
             kv, cache, slots, positions, cos_sin, block, scale, mx
         )
+    torch.cuda.synchronize()
     assert_bytes_equal(case.backing, before, "k_cache after a rejected call")
+
+
+CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rope_kv_input_check_child.py")
+
+
+def run_child(index, sources, builds, variants=None, timeout=300):
+    """Run INPUT_CHECKS[index] in a fresh Python process; (returncode, output)."""
+    import json
+    import subprocess
+
+    variants = variants or list(sources)
+    spec = {"index": index, "variants": variants, "sources": sources, "builds": builds}
+    run = subprocess.run(
+        [sys.executable, "-X", "faulthandler", CHILD, json.dumps(spec)],
+        capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    return run.returncode, run.stdout + run.stderr
+
+
+@pytest.fixture(scope="session")
+def child_build(ops, rope_kv_rendered, rope_kv_plans):
+    """Where a child process finds each variant's sources and (already built) extension."""
+    root = os.environ.get("ROPE_KV_BUILD_DIR")
+    sources, builds = {}, {}
+    for variant in rope_kv_plans:
+        if root:
+            sources[variant] = os.path.join(root, "src", variant)
+            builds[variant] = os.path.join(root, variant)
+        else:
+            sources[variant] = str(rope_kv_rendered[variant])
+            builds[variant] = None
+    return sources, builds
+
+
+@pytest.mark.parametrize(
+    "index", range(len(INPUT_CHECKS)), ids=[f"{c[0]}-{c[1]}-{c[3][:40]}" for c in INPUT_CHECKS]
+)
+def test_input_checks(child_build, index):
+    """Each bad call runs in a process of its own (both variants' extensions loaded, as in this
+    one): a crash fails this case, with the child's output, instead of ending the test run."""
+    import signal
+
+    sources, builds = child_build
+    code, output = run_child(index, sources, builds)
+    if code < 0:
+        name = signal.Signals(-code).name
+        pytest.fail(f"the op crashed the process with {name}:\n{output[-4000:]}", pytrace=False)
+    assert code == 0, output[-4000:]
 
 
 def test_debug_grid_rejects_unknown_names(ops):
