@@ -42,6 +42,9 @@ SAMPLES = [
     ("checkpoint.py", 'stage_prefix="mtp.{i}."', "deepseek_v4.yaml", "    classic_mtp:", "checkpoint.weight_sets.classic_mtp", "plan.checkpoint"),
     ("kv_cache.py", "if model_type == \"deepseek_v41\" and compress_ratio not in", "deepseek_v41.yaml", "  unsupported_compress_ratio_message:", "kv_cache.unsupported_compress_ratio_message", "plan.kv_cache"),
     ("mxfp8.py", "DEFAULT_BLOCK_K = ", "deepseek_v4.yaml", "      block_k:", "quantization.mxfp8.launch.block_k", "plan.mxfp8"),
+    ("_binding.py", "from vllm.v1.attention.backends.mla.indexer import DeepseekV32IndexerBackend", "deepseek_v4.yaml", "parent_module: vllm", "attention_backends.DeepseekV4IndexerBackend.parent_module", "plan.binding"),
+    ("csrc/deepseek_v41/rope_kv_common.h", "constexpr int kNopeDim", "deepseek_v4.yaml", "nope_dim: 448", "kernels.rope_kv_insert.nope_dim", "plan.rope_kv"),
+    ("csrc/deepseek_v41/rope_kv_dispatch.cu", "the compiled kNumHeadsQPadded values", "deepseek_v4.yaml", "num_heads_q_padded: [", "kernels.rope_kv_insert.num_heads_q_padded", "plan.rope_kv"),
     ("tests/test_runner.py", "def test_forbidden_combination_is_rejected", None, None, None, "plan.tests"),
 ]
 
