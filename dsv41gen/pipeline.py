@@ -42,6 +42,7 @@ def _family_checks(members: list[ResolvedSpec], variants: list[Variant], diagnos
     by_name: dict[str, ResolvedSpec] = {}
     by_model_type: dict[str, ResolvedSpec] = {}
     archs: dict[str, tuple[object, ResolvedSpec]] = {}
+    backends: dict[str, tuple[object, ResolvedSpec]] = {}
     for spec, variant in zip(members, variants):
         for table, key, what in (
             (by_name, variant.name, "variant.name"),
@@ -65,6 +66,19 @@ def _family_checks(members: list[ResolvedSpec], variants: list[Variant], diagnos
                     "registry entry (delete it in the child with `!delete`, or rename it)",
                 )
             archs.setdefault(arch.name, (arch, spec))
+        for backend in variant.backends:
+            # Generated classes exist once per family: a child that changes an inherited
+            # backend in place would be silently ignored, so it must subclass instead.
+            if backend.key in backends and backends[backend.key][0] != backend:
+                other = backends[backend.key][1]
+                diagnostics.add(
+                    spec.where(("attention_backends", backend.key)),
+                    f"attention_backends.{backend.key}",
+                    f"changes the backend {backend.key} that {other.file} defines; a backend class has one "
+                    f"definition per family: declare a subclass (`parent: {backend.key}`) with the change, "
+                    f"and `{backend.key}: !delete` here if this variant no longer uses it",
+                )
+            backends.setdefault(backend.key, (backend, spec))
 
 
 def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:
