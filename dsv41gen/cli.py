@@ -61,10 +61,10 @@ def build_texts(spec_paths: tuple[Path, ...], out_dir: Path) -> list[BuildResult
     from .fastpath import MANIFEST, manifest_body
     from .inputs import inputs_hash
     from .pipeline import load_families
-    from .write import make_header
     from .plan import plan_family
     from .plan.sources import SourceMap
     from .render import render_files
+    from .write import make_header
 
     results = []
     for inputs in load_families(list(spec_paths)):

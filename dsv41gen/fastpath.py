@@ -32,14 +32,16 @@ def file_digest(data: bytes) -> str:
 
 
 def manifest_body(files: dict[str, str], package: str) -> str:
-    """One line per generated file of the package: '<hash>  <path inside the package>'."""
+    """'generator <hash>', then one line per generated file: '<hash>  <path inside the package>'."""
+    from .inputs import generator_hash
+
     prefix = package + "/"
-    return "".join(
+    return f"generator {generator_hash()}\n" + "".join(
         f"{file_digest(text.encode())}  {rel[len(prefix):]}\n" for rel, text in sorted(files.items())
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _raw(path: Path) -> dict | None:
     try:
         data = yaml.load(path.read_bytes(), Loader=_Loader)  # noqa: S506 - a safe loader
@@ -83,7 +85,7 @@ def _families(spec_paths: list[Path]) -> dict[Path, list[Path]] | None:
 
 def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] | None:
     """[(package, file count)] when every family is up to date, else None (build fully)."""
-    from .inputs import inputs_hash
+    from .inputs import generator_hash, inputs_hash
     from .write import read_header
 
     if not all(p.is_file() for p in spec_paths):
@@ -105,8 +107,11 @@ def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] |
         header = read_header(manifest)
         if header is None or header.inputs != inputs_hash(members):
             return None
+        lines = manifest.splitlines()[3:]
+        if not lines or lines[0] != f"generator {generator_hash()}":
+            return None  # another generator wrote it: compare in full
         listed = {}
-        for line in manifest.splitlines()[3:]:
+        for line in lines[1:]:
             digest, _, name = line.partition("  ")
             listed[name] = digest
         present = {

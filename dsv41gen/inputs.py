@@ -37,3 +37,13 @@ def inputs_hash(spec_paths: list[Path]) -> str:
     schema = _PACKAGE_DIR / "schema.json"
     parts += [schema.name.encode(), schema.read_bytes()]
     return short_hash(*parts)
+
+
+def generator_hash() -> str:
+    """The generator's own code. Kept out of the header hash (a refactoring that changes no
+    output must not restamp every file) but recorded in the MANIFEST, so the no-op fast path
+    never vouches for output that a changed generator might render differently."""
+    parts: list[bytes] = []
+    for path in _tree_files(_PACKAGE_DIR, "*.py"):
+        parts += [path.relative_to(_PACKAGE_DIR).as_posix().encode(), path.read_bytes()]
+    return short_hash(*parts)

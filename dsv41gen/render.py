@@ -7,8 +7,8 @@ built; StrictUndefined turns a misspelt attribute into an error instead of an em
 from __future__ import annotations
 
 import functools
-import jinja2
 
+import jinja2
 
 from .inputs import templates_dir
 

@@ -12,9 +12,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Diagnostics, Location
+from .errors import Diagnostics, Location, UsageError
 from .load import load_document
-from .errors import UsageError
 from .write import HEADER_LINES, read_header
 
 _SPEC_COMMENT = re.compile(r"spec: (?P<file>[\w.-]+\.yaml) (?P<field>[\w.\-]+)")
@@ -143,7 +142,6 @@ def _locate_resolved(specs: list[Path], generated: Path, field: str) -> Location
 
 
 def _rule_of(specs: list[Path], generated: Path) -> tuple[str, str]:
-    from .cli import build_texts  # noqa: F401  (kept lazy: imports the whole pipeline)
     from .pipeline import load_families
     from .plan import plan_family
     from .plan.sources import SourceMap

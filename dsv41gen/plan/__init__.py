@@ -94,10 +94,10 @@ def _distinct(family: Family, value_of) -> list[tuple[str, object]]:
     return seen
 
 
-def _planned(call, sources: SourceMap, variant: str, *path: str):
+def _planned(planner, args: tuple, sources: SourceMap, variant: str, *path: str):
     """Run a kernel planner; what it cannot generate becomes a located spec error."""
     try:
-        return call()
+        return planner(*args)
     except ValueError as error:
         from ..errors import Diagnostic
 
@@ -112,13 +112,13 @@ def _kernel_files(family: Family, sources: SourceMap, package: str) -> list[Outp
     formats = _distinct(family, lambda v: v.mxfp8)
     for variant, fmt in formats:
         module = "mxfp8" if len(formats) == 1 else f"mxfp8_{variant}"
-        plan = _planned(lambda: plan_mxfp8(fmt, module), sources, variant, "quantization", "mxfp8")
+        plan = _planned(plan_mxfp8, (fmt, module), sources, variant, "quantization", "mxfp8")
         files.append(_file(f"{package}/{module}.py", "triton/mxfp8.py.j2", "mxfp8", plan=plan))
         files.append(
             _file(f"{package}/{plan.reference_module_name}.py", "triton/mxfp8_reference.py.j2", "mxfp8", plan=plan)
         )
     for variant, kernel in _distinct(family, lambda v: v.rope_kv_insert):
-        plan = _planned(lambda: plan_rope_kv(kernel, variant), sources, variant, "kernels", "rope_kv_insert")
+        plan = _planned(plan_rope_kv, (kernel, variant), sources, variant, "kernels", "rope_kv_insert")
         for source in plan.sources:
             unit = next((u for u in plan.units if u.num_heads_q_padded == source.num_heads_q_padded), None)
             files.append(_file(f"{package}/{source.path}", source.template, "rope_kv", plan=plan, unit=unit))

@@ -74,18 +74,29 @@ def _unique_backends(family: Family) -> list[tuple[str, AttentionBackend]]:
     return ordered
 
 
+def _effective(key: str | None, field: str, by_key: dict[str, AttentionBackend]):
+    """A field's value as a backend of the family sees it: its own, else its nearest ancestor's."""
+    backend = by_key.get(key) if key else None
+    while backend is not None:
+        value = getattr(backend, field)
+        if value is not None:
+            return value
+        backend = by_key.get(backend.parent) if backend.parent else None
+    return None
+
+
+def _overrides(backend: AttentionBackend, field: str, by_key: dict[str, AttentionBackend]) -> bool:
+    """Whether the class must override ``field``: the spec states it, and it differs from what
+    the parent class already gives (an engine parent gives nothing we know of)."""
+    mine = getattr(backend, field)
+    if mine is None:
+        return False
+    return backend.parent not in by_key or mine != _effective(backend.parent, field, by_key)
+
+
 def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
     unique = _unique_backends(family)
     by_key = {b.key: b for _, b in unique}
-
-    def effective(key: str, field: str):
-        backend = by_key.get(key)
-        while backend is not None:
-            value = getattr(backend, field)
-            if value is not None:
-                return value
-            backend = by_key.get(backend.parent) if backend.parent else None
-        return None
 
     classes, sparse = [], []
     for variant, backend in unique:
@@ -102,11 +113,8 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
             continue
         inherited_from_family = backend.parent in by_key
 
-        def overrides(field: str) -> bool:
-            mine = getattr(backend, field)
-            if mine is None:
-                return False
-            return not inherited_from_family or mine != effective(backend.parent, field)
+        def overrides(field: str, backend: AttentionBackend = backend) -> bool:
+            return _overrides(backend, field, by_key)
 
         block = (
             _block_sizes(backend.kernel_block_sizes, ref(variant, *here, "kernel_block_sizes"))

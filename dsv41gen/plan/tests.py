@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..model import AttentionBackend, BackendKind, CapabilityFamily, CudaGraphMode, Family, StateLike
+from ..model import (
+    AttentionBackend,
+    BackendKind,
+    CapabilityFamily,
+    CudaGraphMode,
+    Family,
+    StateLike,
+)
 from .backends import BackendsPlan
 from .checkpoint import CheckpointPlan
 from .dispatch import Site
