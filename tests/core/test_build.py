@@ -225,7 +225,7 @@ def test_hand_edited_file_no_longer_produced_is_not_silently_deleted(specs_copy,
     result = _build(run_cli)
     assert result.rc == 3
     assert (
-        f"error: out/{PKG}/old_module.py was edited by hand; refusing to overwrite it."
+        f"error: out/{PKG}/old_module.py was edited by hand; refusing to remove it."
         in result.stderr
     )
     assert stray.read_bytes() == edited
