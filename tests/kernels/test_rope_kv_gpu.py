@@ -247,6 +247,24 @@ def test_both_grids_write_the_same_bytes(
     run_and_check(ops[V41], case)
 
 
+@pytest.mark.parametrize("scale", (0.37, 3.0e-3, 2.0**-32, 2.0**32, 1.0e-12, 7.0e11, 1.0e-40))
+@pytest.mark.parametrize("heads", (0, 16))
+def test_fp8_per_tensor_division_matches_ieee(ops, rope_kv_references, scale, heads):
+    """The fp8 format's x / scale (reciprocal + two remainder corrections, or double for a scale
+    outside [2^-32, 2^32]) against IEEE division, on kv rows spanning 2^-140 .. 2^125 with
+    signed zeros, at scales on both sides of the fast path's range (quotients from 0 to inf)."""
+    case = Case(rope_kv_references[V41], "fp8", torch.bfloat16, 4099, heads, True, seed=11)
+    g = torch.Generator("cuda").manual_seed(5)
+    kv = torch.randn(case.kv.shape, device="cuda", generator=g)
+    kv *= torch.exp2(torch.randint(-140, 126, kv.shape, device="cuda", generator=g).float())
+    kv[::5, ::3] = 0.0
+    kv[1::5, ::3] = -0.0
+    case.kv.copy_(kv.to(case.kv.dtype))
+    case.kv_before = case.kv.clone()
+    case.scale.fill_(scale)
+    run_and_check(ops[V41], case)
+
+
 @pytest.mark.parametrize("num_tokens", (17, 2048))
 @pytest.mark.parametrize("heads", (0, 16))
 @pytest.mark.parametrize("fmt", FORMATS_V41)
