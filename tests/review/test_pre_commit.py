@@ -7,7 +7,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import REPO, git, run_cli
 
 pytestmark = pytest.mark.slow

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import edit, review, run_cli
 
 V4, V41 = "specs/deepseek_v4.yaml", "specs/deepseek_v41.yaml"
