@@ -2,24 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-def git(cwd: Path, *args: str) -> str:
-    env_args = ["-c", "user.email=review@example.invalid", "-c", "user.name=review", "-c", "commit.gpgsign=false"]
-    return subprocess.run(["git", *env_args, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
-def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "dsv41gen", *args], cwd=cwd, capture_output=True, text=True, check=False)
+from reviewhelpers import REPO, git
 
 
 @pytest.fixture
@@ -32,16 +18,3 @@ def spec_repo(tmp_path):
     git(root, "commit", "-q", "-m", "base")
     git(root, "tag", "base")
     return root
-
-
-def edit(path: Path, old: str, new: str) -> None:
-    text = path.read_text()
-    assert old in text, f"edit anchor {old!r} not in {path.name}"
-    path.write_text(text.replace(old, new, 1))
-
-
-def review(root: Path) -> tuple[int, dict]:
-    result = run_cli(root, "diff", "--against", "base", "--format", "json")
-    assert "Traceback" not in result.stderr, result.stderr
-    assert result.returncode in (0, 5), result.stderr
-    return result.returncode, json.loads(result.stdout)

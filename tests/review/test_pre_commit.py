@@ -7,14 +7,18 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, git, run_cli
+from reviewhelpers import REPO, git, run_cli
 
 pytestmark = pytest.mark.slow
 
 
 def _pre_commit(cwd, *args):
     return subprocess.run(
-        [sys.executable, "-m", "pre_commit", *args], cwd=cwd, capture_output=True, text=True, check=False
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -50,7 +54,15 @@ def consumer(tmp_path):
 def test_hook_passes_on_a_fresh_build_and_fails_on_a_stale_one(hook_source, consumer, tmp_path):
     env_home = tmp_path / "pre-commit-home"
     run = lambda: subprocess.run(  # noqa: E731
-        [sys.executable, "-m", "pre_commit", "try-repo", str(hook_source), "dsv41gen-check", "--all-files"],
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "try-repo",
+            str(hook_source),
+            "dsv41gen-check",
+            "--all-files",
+        ],
         cwd=consumer,
         capture_output=True,
         text=True,

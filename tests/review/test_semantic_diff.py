@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import edit, review, run_cli
+from reviewhelpers import edit, review, run_cli
 
 V4, V41 = "specs/deepseek_v4.yaml", "specs/deepseek_v41.yaml"
 
@@ -82,7 +82,13 @@ EDITS = [
         V41,
         "sources: [dspark_block_size, n_predict]",
         "sources: [dspark_block_size]",
-        {("deepseek_v41", "speculative.methods.dspark.tokens_per_round.sources", "changed"): "BEHAVIOUR"},
+        {
+            (
+                "deepseek_v41",
+                "speculative.methods.dspark.tokens_per_round.sources",
+                "changed",
+            ): "BEHAVIOUR"
+        },
         0,
     ),
     (
@@ -119,7 +125,9 @@ EDITS = [
 
 
 @pytest.mark.parametrize(
-    ("name", "file", "old", "new", "expected", "code"), [e for e in EDITS if e[4] is not None], ids=lambda v: v if isinstance(v, str) and " " in v else ""
+    ("name", "file", "old", "new", "expected", "code"),
+    [e for e in EDITS if e[4] is not None],
+    ids=lambda v: v if isinstance(v, str) and " " in v else "",
 )
 def test_classification(spec_repo, name, file, old, new, expected, code):
     edit(spec_repo / file, old, new)
@@ -132,7 +140,11 @@ def test_classification(spec_repo, name, file, old, new, expected, code):
 
 def test_rename_architecture(spec_repo):
     edit(spec_repo / V4, "  DSparkDraftModel:\n    registry", "  DSparkV4DraftModel:\n    registry")
-    edit(spec_repo / V4, "draft_architecture: DSparkDraftModel", "draft_architecture: DSparkV4DraftModel")
+    edit(
+        spec_repo / V4,
+        "draft_architecture: DSparkDraftModel",
+        "draft_architecture: DSparkV4DraftModel",
+    )
     edit(spec_repo / V41, "  DSparkDraftModel: !delete", "  DSparkV4DraftModel: !delete")
     rc, report = review(spec_repo)
     got = {(c["variant"], c["path"], c["kind"]): c["severity"] for c in report["changes"]}
@@ -145,8 +157,16 @@ def test_rename_architecture(spec_repo):
 
 
 def test_dropped_method_is_breaking(spec_repo):
-    edit(spec_repo / V41, "  methods:\n    mtp: !delete\n    dspark:", "  methods:\n    mtp: !delete\n    dspark: !delete\n    _dropped:")
-    edit(spec_repo / V41, "  forbidden:\n    mtp:\n      use_instead: dspark\n", "  forbidden:\n    mtp: !delete\n")
+    edit(
+        spec_repo / V41,
+        "  methods:\n    mtp: !delete\n    dspark:",
+        "  methods:\n    mtp: !delete\n    dspark: !delete\n    _dropped:",
+    )
+    edit(
+        spec_repo / V41,
+        "  forbidden:\n    mtp:\n      use_instead: dspark\n",
+        "  forbidden:\n    mtp: !delete\n",
+    )
     edit(spec_repo / V41, "    _dropped:\n", "    _dropped_unused:\n")
     result = run_cli(spec_repo, "diff", "--against", "base")
     # the leftover dspark body under a bogus key is reported as a spec error, located
@@ -169,7 +189,11 @@ def test_dropped_method_classification(spec_repo):
 
 
 def test_inherited_change_is_reported_once(spec_repo):
-    edit(spec_repo / V4, "num_heads_q_padded: [0, 8, 16, 32, 64, 128]", "num_heads_q_padded: [0, 8, 16, 32, 64]")
+    edit(
+        spec_repo / V4,
+        "num_heads_q_padded: [0, 8, 16, 32, 64, 128]",
+        "num_heads_q_padded: [0, 8, 16, 32, 64]",
+    )
     _, report = review(spec_repo)
     [change] = report["changes"]
     assert change["variant"] == "deepseek_v4"
@@ -177,7 +201,11 @@ def test_inherited_change_is_reported_once(spec_repo):
 
 
 def test_waiver_in_the_spec_accepts_a_breaking_change(spec_repo):
-    edit(spec_repo / V4, "num_heads_q_padded: [0, 8, 16, 32, 64, 128]", "num_heads_q_padded: [0, 8, 16, 32, 64]")
+    edit(
+        spec_repo / V4,
+        "num_heads_q_padded: [0, 8, 16, 32, 64, 128]",
+        "num_heads_q_padded: [0, 8, 16, 32, 64]",
+    )
     with (spec_repo / V4).open("a") as spec:
         spec.write(
             "\nreview:\n  accepted_breaking_changes:\n"

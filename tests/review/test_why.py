@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli
+from reviewhelpers import REPO, run_cli
 
 
 @pytest.fixture(scope="module")
@@ -33,22 +33,108 @@ def _spec_line(root: Path, spec: str, needle: str) -> int:
 
 # (generated file, a line in it, spec file, the spec line it must trace to, field, rule word)
 SAMPLES = [
-    ("registry.py", '"DSparkV41DraftModel": (', "deepseek_v41.yaml", "  DSparkV41DraftModel:", "architectures.DSparkV41DraftModel", "plan.registry"),
-    ("backends.py", "return _sizes_for_device({90: [64]}, [128])", "deepseek_v41.yaml", "    kernel_block_sizes:\n", None, "plan.backends"),
-    ("dispatch.py", 'return "DSparkV41DraftModel"', "deepseek_v41.yaml", "draft_architecture: DSparkV41DraftModel", "speculative.methods.dspark.draft_architecture", "plan.dispatch"),
-    ("speculative.py", 'if target_model_type == "deepseek_v41" and method == "mtp":', "deepseek_v41.yaml", "use_instead: dspark", "speculative.forbidden.mtp", "plan.speculative"),
-    ("runner.py", "and cudagraph_mode.has_piecewise_cudagraphs()", "deepseek_v4.yaml", "    mrv1_piecewise:", "runner.forbidden_modes.mrv1_piecewise", "plan.runner"),
-    ("checkpoint.py", 'stage_prefix="mtp.{i}."', "deepseek_v4.yaml", "    classic_mtp:", "checkpoint.weight_sets.classic_mtp", "plan.checkpoint"),
-    ("kv_cache.py", "if model_type == \"deepseek_v41\" and compress_ratio not in", "deepseek_v41.yaml", "  unsupported_compress_ratio_message:", "kv_cache.unsupported_compress_ratio_message", "plan.kv_cache"),
-    ("mxfp8.py", "DEFAULT_BLOCK_K = ", "deepseek_v4.yaml", "      block_k:", "quantization.mxfp8.launch.block_k", "plan.mxfp8"),
-    ("_binding.py", "from vllm.v1.attention.backends.mla.indexer import DeepseekV32IndexerBackend", "deepseek_v4.yaml", "parent_module: vllm", "attention_backends.DeepseekV4IndexerBackend.parent_module", "plan.binding"),
-    ("csrc/deepseek_v41/rope_kv_common.h", "constexpr int kNopeDim", "deepseek_v4.yaml", "nope_dim: 448", "kernels.rope_kv_insert.nope_dim", "plan.rope_kv"),
-    ("csrc/deepseek_v41/rope_kv_dispatch.cu", "the compiled kNumHeadsQPadded values", "deepseek_v4.yaml", "num_heads_q_padded: [", "kernels.rope_kv_insert.num_heads_q_padded", "plan.rope_kv"),
-    ("tests/test_runner.py", "def test_forbidden_combination_is_rejected", None, None, None, "plan.tests"),
+    (
+        "registry.py",
+        '"DSparkV41DraftModel": (',
+        "deepseek_v41.yaml",
+        "  DSparkV41DraftModel:",
+        "architectures.DSparkV41DraftModel",
+        "plan.registry",
+    ),
+    (
+        "backends.py",
+        "return _sizes_for_device({90: [64]}, [128])",
+        "deepseek_v41.yaml",
+        "    kernel_block_sizes:\n",
+        None,
+        "plan.backends",
+    ),
+    (
+        "dispatch.py",
+        'return "DSparkV41DraftModel"',
+        "deepseek_v41.yaml",
+        "draft_architecture: DSparkV41DraftModel",
+        "speculative.methods.dspark.draft_architecture",
+        "plan.dispatch",
+    ),
+    (
+        "speculative.py",
+        'if target_model_type == "deepseek_v41" and method == "mtp":',
+        "deepseek_v41.yaml",
+        "use_instead: dspark",
+        "speculative.forbidden.mtp",
+        "plan.speculative",
+    ),
+    (
+        "runner.py",
+        "and cudagraph_mode.has_piecewise_cudagraphs()",
+        "deepseek_v4.yaml",
+        "    mrv1_piecewise:",
+        "runner.forbidden_modes.mrv1_piecewise",
+        "plan.runner",
+    ),
+    (
+        "checkpoint.py",
+        'stage_prefix="mtp.{i}."',
+        "deepseek_v4.yaml",
+        "    classic_mtp:",
+        "checkpoint.weight_sets.classic_mtp",
+        "plan.checkpoint",
+    ),
+    (
+        "kv_cache.py",
+        'if model_type == "deepseek_v41" and compress_ratio not in',
+        "deepseek_v41.yaml",
+        "  unsupported_compress_ratio_message:",
+        "kv_cache.unsupported_compress_ratio_message",
+        "plan.kv_cache",
+    ),
+    (
+        "mxfp8.py",
+        "DEFAULT_BLOCK_K = ",
+        "deepseek_v4.yaml",
+        "      block_k:",
+        "quantization.mxfp8.launch.block_k",
+        "plan.mxfp8",
+    ),
+    (
+        "_binding.py",
+        "from vllm.v1.attention.backends.mla.indexer import DeepseekV32IndexerBackend",
+        "deepseek_v4.yaml",
+        "parent_module: vllm",
+        "attention_backends.DeepseekV4IndexerBackend.parent_module",
+        "plan.binding",
+    ),
+    (
+        "csrc/deepseek_v41/rope_kv_common.h",
+        "constexpr int kNopeDim",
+        "deepseek_v4.yaml",
+        "nope_dim: 448",
+        "kernels.rope_kv_insert.nope_dim",
+        "plan.rope_kv",
+    ),
+    (
+        "csrc/deepseek_v41/rope_kv_dispatch.cu",
+        "the compiled kNumHeadsQPadded values",
+        "deepseek_v4.yaml",
+        "num_heads_q_padded: [",
+        "kernels.rope_kv_insert.num_heads_q_padded",
+        "plan.rope_kv",
+    ),
+    (
+        "tests/test_runner.py",
+        "def test_forbidden_combination_is_rejected",
+        None,
+        None,
+        None,
+        "plan.tests",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("file", "needle", "spec", "spec_needle", "field", "rule"), SAMPLES, ids=[s[0] for s in SAMPLES])
+@pytest.mark.parametrize(
+    ("file", "needle", "spec", "spec_needle", "field", "rule"), SAMPLES, ids=[s[0] for s in SAMPLES]
+)
 def test_why_names_spec_line_and_rule(built, file, needle, spec, spec_needle, field, rule):
     path = Path("generated/deepseek_v4") / file
     line = _line_of(built / path, needle)
@@ -66,7 +152,9 @@ def test_why_names_spec_line_and_rule(built, file, needle, spec, spec_needle, fi
     if spec_needle.endswith("\n"):  # a key that occurs more than once: the one inside the backend
         lines = (built / "specs" / spec).read_text().splitlines()
         start = _line_of(built / "specs" / spec, "  DeepseekV41IndexerBackend:")
-        expected = next(i for i in range(start, len(lines)) if "kernel_block_sizes:" in lines[i]) + 1
+        expected = (
+            next(i for i in range(start, len(lines)) if "kernel_block_sizes:" in lines[i]) + 1
+        )
     elif spec_needle == "use_instead: dspark":  # the key line above it: speculative.forbidden.mtp
         expected = _spec_line(built, spec, spec_needle) - 1
     else:
@@ -84,7 +172,14 @@ def test_why_rejects_a_hand_written_file(built, tmp_path):
     assert "not a dsv41gen-generated file" in result.stderr
 
 
-@pytest.mark.parametrize("target", ["generated/deepseek_v4/registry.py", "generated/deepseek_v4/registry.py:0", "generated/deepseek_v4/registry.py:99999"])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "generated/deepseek_v4/registry.py",
+        "generated/deepseek_v4/registry.py:0",
+        "generated/deepseek_v4/registry.py:99999",
+    ],
+)
 def test_why_usage_errors(built, target):
     result = run_cli(built, "why", target)
     assert result.returncode == 2

@@ -20,7 +20,15 @@ def wiring():
     (not the committed tree, so these tests hold even while generated/ is being rebuilt)."""
     out = Path(__import__("tempfile").mkdtemp(prefix="dsv41gen-wiring-"))
     subprocess.run(
-        [sys.executable, "-m", "dsv41gen", "build", str(SPECS / "deepseek_v41.yaml"), "--out", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "dsv41gen",
+            "build",
+            str(SPECS / "deepseek_v41.yaml"),
+            "--out",
+            str(out),
+        ],
         check=True,
         capture_output=True,
     )
@@ -28,7 +36,16 @@ def wiring():
     try:
         modules = {
             name: importlib.import_module(f"deepseek_v4.{name}")
-            for name in ("backends", "registry", "speculative", "runner", "kv_cache", "checkpoint", "dispatch", "_binding")
+            for name in (
+                "backends",
+                "registry",
+                "speculative",
+                "runner",
+                "kv_cache",
+                "checkpoint",
+                "dispatch",
+                "_binding",
+            )
         }
         yield type("Wiring", (), modules)
     finally:
@@ -44,9 +61,3 @@ def spec_dir(tmp_path):
     target = tmp_path / "specs"
     shutil.copytree(SPECS, target)
     return target
-
-
-def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "dsv41gen", *args], capture_output=True, text=True, cwd=cwd, check=False
-    )

@@ -9,15 +9,40 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import SPECS, run_cli
+from wiringhelpers import SPECS, run_cli
 
 MUTATIONS = [
     # (file, text to find, replacement, the generated test module that must catch it)
-    ("backends.py", "_sizes_for_device({90: [64]}, [128])", "_sizes_for_device({90: [128]}, [128])", "test_backends.py"),
-    ("backends.py", 'return "DEEPSEEK_V41_INDEXER"', 'return "DEEPSEEK_V4_INDEXER"', "test_backends.py"),
-    ("speculative.py", 'target_model_type == "deepseek_v41" and method == "mtp"', "False", "test_speculative.py"),
-    ("speculative.py", "num > n_predict and num % n_predict != 0", "num % n_predict != 0", "test_speculative.py"),
-    ("dispatch.py", 'return model_type in {"deepseek_v4", "deepseek_v41"}', 'return model_type == "deepseek_v4"', "test_speculative.py"),
+    (
+        "backends.py",
+        "_sizes_for_device({90: [64]}, [128])",
+        "_sizes_for_device({90: [128]}, [128])",
+        "test_backends.py",
+    ),
+    (
+        "backends.py",
+        'return "DEEPSEEK_V41_INDEXER"',
+        'return "DEEPSEEK_V4_INDEXER"',
+        "test_backends.py",
+    ),
+    (
+        "speculative.py",
+        'target_model_type == "deepseek_v41" and method == "mtp"',
+        "False",
+        "test_speculative.py",
+    ),
+    (
+        "speculative.py",
+        "num > n_predict and num % n_predict != 0",
+        "num % n_predict != 0",
+        "test_speculative.py",
+    ),
+    (
+        "dispatch.py",
+        'return model_type in {"deepseek_v4", "deepseek_v41"}',
+        'return model_type == "deepseek_v4"',
+        "test_speculative.py",
+    ),
     ("runner.py", "not use_v2_model_runner", "use_v2_model_runner", "test_runner.py"),
     ("kv_cache.py", "return repeats_per_group is None and", "return", "test_kv_cache.py"),
     ("checkpoint.py", "if not _present(names, prefix + w)", "if False", "test_checkpoint.py"),
@@ -35,7 +60,16 @@ def built(tmp_path_factory):
 
 def _run_generated_test(root: Path, test_file: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", f"deepseek_v4/tests/{test_file}"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-x",
+            "-p",
+            "no:cacheprovider",
+            f"deepseek_v4/tests/{test_file}",
+        ],
         cwd=root,
         capture_output=True,
         text=True,
@@ -43,7 +77,9 @@ def _run_generated_test(root: Path, test_file: str) -> subprocess.CompletedProce
     )
 
 
-@pytest.mark.parametrize(("file", "find", "replace", "test_file"), MUTATIONS, ids=[m[1][:40] for m in MUTATIONS])
+@pytest.mark.parametrize(
+    ("file", "find", "replace", "test_file"), MUTATIONS, ids=[m[1][:40] for m in MUTATIONS]
+)
 def test_planted_defect_is_caught(built, tmp_path, file, find, replace, test_file):
     root = tmp_path / "mutant"
     shutil.copytree(built, root)

@@ -26,7 +26,10 @@ def test_registry_matches_reference_section_4(wiring):
         "DeepseekV4ForCausalLM": ("vllm.models.deepseek_v4", "DeepseekV4ForCausalLM"),
     }
     assert wiring.registry.MULTIMODAL_MODELS == {
-        "DeepseekV4ForConditionalGeneration": ("vllm.models.deepseek_v4", "DeepseekV4ForConditionalGeneration"),
+        "DeepseekV4ForConditionalGeneration": (
+            "vllm.models.deepseek_v4",
+            "DeepseekV4ForConditionalGeneration",
+        ),
         "DeepseekV41ForCausalLM": ("vllm.models.deepseek_v41", "DeepseekV41ForCausalLM"),
     }
     assert wiring.registry.SPECULATIVE_DECODING_MODELS == {
@@ -38,14 +41,23 @@ def test_registry_matches_reference_section_4(wiring):
 
 @pytest.mark.parametrize(
     ("family", "v4", "v41"),
-    [(90, [256], [64]), (100, [256], [128]), (120, [256], [128]), (80, [256], [128]), (None, [256], [128])],
+    [
+        (90, [256], [64]),
+        (100, [256], [128]),
+        (120, [256], [128]),
+        (80, [256], [128]),
+        (None, [256], [128]),
+    ],
 )
 def test_indexer_block_sizes_match_reference_section_2(monkeypatch, wiring, family, v4, v41):
     monkeypatch.setattr(wiring.backends, "device_is_capability_family", lambda f: f == family)
     assert wiring.backends.DeepseekV4IndexerBackend.get_supported_kernel_block_sizes() == v4
     assert wiring.backends.DeepseekV41IndexerBackend.get_supported_kernel_block_sizes() == v41
     assert wiring.backends.DeepseekV41SparseIndexerBackend.get_supported_kernel_block_sizes() == v41
-    assert wiring.backends.DeepseekV41RocmMxfp4IndexerBackend.get_supported_kernel_block_sizes() == [64, 128]
+    assert (
+        wiring.backends.DeepseekV41RocmMxfp4IndexerBackend.get_supported_kernel_block_sizes()
+        == [64, 128]
+    )
 
 
 def test_v41_backend_overrides_only_name_and_block_sizes(wiring):
@@ -69,7 +81,9 @@ def test_divisibility_message_matches_vllm(wiring):
         wiring.speculative.resolve_num_speculative_tokens("deepseek_v4", "mtp", config, 5)
     assert str(error.value) == "num_speculative_tokens:5 must be divisible by n_predict=3"
     with pytest.warns(UserWarning, match="num_speculative_tokens=6 is above 1"):
-        assert wiring.speculative.resolve_num_speculative_tokens("deepseek_v4", "mtp", config, 6) == 6
+        assert (
+            wiring.speculative.resolve_num_speculative_tokens("deepseek_v4", "mtp", config, 6) == 6
+        )
     assert wiring.speculative.resolve_num_speculative_tokens("deepseek_v4", "mtp", config) == 3
 
 
@@ -78,7 +92,9 @@ def test_v41_dspark_drafts_block_size_tokens_not_mtp_stages(wiring):
     assert wiring.speculative.tokens_per_round("deepseek_v41", "dspark", flash) == 5
     assert wiring.speculative.tokens_per_round("deepseek_v41", "dspark", {"n_predict": 4}) == 4
     # DSpark has no divisibility check: 7 is accepted for a block of 5
-    assert wiring.speculative.resolve_num_speculative_tokens("deepseek_v41", "dspark", flash, 7) == 7
+    assert (
+        wiring.speculative.resolve_num_speculative_tokens("deepseek_v41", "dspark", flash, 7) == 7
+    )
 
 
 def test_draft_config_rewrites_match_reference_section_1(wiring):
@@ -102,16 +118,26 @@ def test_draft_config_rewrites_match_reference_section_1(wiring):
 def test_merge_and_fork_follow_seed_000_section_8(wiring):
     dispatch = wiring.dispatch
     # merged: same behaviour for both
-    assert dispatch.dspark_reuses_target_kv_layout("deepseek_v4") and dispatch.dspark_reuses_target_kv_layout("deepseek_v41")
-    assert dispatch.eagle_style_fallback("deepseek_v4") and dispatch.eagle_style_fallback("deepseek_v41")
+    assert dispatch.dspark_reuses_target_kv_layout(
+        "deepseek_v4"
+    ) and dispatch.dspark_reuses_target_kv_layout("deepseek_v41")
+    assert dispatch.eagle_style_fallback("deepseek_v4") and dispatch.eagle_style_fallback(
+        "deepseek_v41"
+    )
     assert not dispatch.eagle_style_fallback("llama")
     # forked: MTP architecture, draft architecture name, tokens-per-round semantics
-    assert (dispatch.mtp_draft_architecture("deepseek_v4"), dispatch.mtp_draft_architecture("deepseek_v41")) == (
+    assert (
+        dispatch.mtp_draft_architecture("deepseek_v4"),
+        dispatch.mtp_draft_architecture("deepseek_v41"),
+    ) == (
         "DeepSeekV4MTPModel",
         None,
     )
     assert dispatch.dspark_draft_architecture("deepseek_v41") == "DSparkV41DraftModel"
-    assert dispatch.dspark_tokens_per_round_sources("deepseek_v41") == ("dspark_block_size", "n_predict")
+    assert dispatch.dspark_tokens_per_round_sources("deepseek_v41") == (
+        "dspark_block_size",
+        "n_predict",
+    )
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,9 @@ import inspect
 
 import pytest
 
-vllm = pytest.importorskip("vllm", reason="vLLM is not installed: the binding test needs vllm==0.33.0")
+vllm = pytest.importorskip(
+    "vllm", reason="vLLM is not installed: the binding test needs vllm==0.33.0"
+)
 indexer = pytest.importorskip(
     "vllm.v1.attention.backends.mla.indexer", reason="vLLM's indexer backends do not import here"
 )
@@ -36,9 +38,16 @@ def test_backend_matches_vllms_class(monkeypatch, wiring, name, family):
     generated = getattr(wiring.backends, name)
     assert generated.__bases__[0].__name__ == real.__bases__[0].__name__
     assert generated.get_name() == real.get_name()
-    monkeypatch.setattr(indexer.current_platform, "is_device_capability_family", lambda f: f == family, raising=False)
+    monkeypatch.setattr(
+        indexer.current_platform,
+        "is_device_capability_family",
+        lambda f: f == family,
+        raising=False,
+    )
     monkeypatch.setattr(wiring.backends, "device_is_capability_family", lambda f: f == family)
-    assert list(generated.get_supported_kernel_block_sizes()) == list(real.get_supported_kernel_block_sizes())
+    assert list(generated.get_supported_kernel_block_sizes()) == list(
+        real.get_supported_kernel_block_sizes()
+    )
 
 
 def test_v4_backend_subclasses_vllms_v32(wiring):
@@ -50,7 +59,9 @@ def test_kv_cache_layouts_negotiate_like_vllms(wiring):
 
     generated = (wiring.backends.DeepseekV41IndexerBackend,)
     real = (indexer.DeepseekV41IndexerBackend,)
-    assert utils.get_supported_kv_cache_layouts(generated) == utils.get_supported_kv_cache_layouts(real)
+    assert utils.get_supported_kv_cache_layouts(generated) == utils.get_supported_kv_cache_layouts(
+        real
+    )
 
 
 def test_registry_entries_match_vllm(wiring):
@@ -66,13 +77,18 @@ def test_mtp_message_is_vllms(wiring):
     from vllm.config import speculative
 
     speculative_source = " ".join(inspect.getsource(speculative).split()).replace('" "', "")
-    for fragment in ("has no classic-MTP draft", "Use speculative method 'dspark' instead of 'mtp'."):
+    for fragment in (
+        "has no classic-MTP draft",
+        "Use speculative method 'dspark' instead of 'mtp'.",
+    ):
         assert fragment in speculative_source
     # (The MRV1 PIECEWISE guard is seed 004's; vLLM 0.33.0 replaced it by a wider eager region,
     # so its message is checked against the seed in test_reference_facts.py, not here.)
 
 
-@pytest.mark.parametrize("mode", ["NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"])
+@pytest.mark.parametrize(
+    "mode", ["NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"]
+)
 def test_cudagraph_mode_semantics_are_vllms(wiring, mode):
     real = getattr(wiring._binding.CUDAGraphMode, mode)
     assert real.has_piecewise_cudagraphs() is (mode in ("PIECEWISE", "FULL_AND_PIECEWISE"))

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import run_cli
+from wiringhelpers import run_cli
 
 V42 = textwrap.dedent(
     """\
@@ -104,13 +104,23 @@ def test_new_variant_is_yaml_only(spec_dir, tmp_path):
     checked = run_cli("check", str(spec_dir / "deepseek_v42.yaml"), "--out", str(out))
     assert checked.returncode == 0, checked.stderr
 
-    run = subprocess.run([sys.executable, "-c", CHECKS], cwd=out, capture_output=True, text=True, check=False)
+    run = subprocess.run(
+        [sys.executable, "-c", CHECKS], cwd=out, capture_output=True, text=True, check=False
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "ok"
 
     # the new variant's own generated tests pass too
     tests = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(out / "deepseek_v4" / "tests")],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(out / "deepseek_v4" / "tests"),
+        ],
         cwd=out,
         capture_output=True,
         text=True,
