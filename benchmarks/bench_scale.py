@@ -93,10 +93,10 @@ def measure(n: int, repeat: int) -> dict:
             wall, _, code = _run(["build", target, "--out", "out"], root)
             assert code == 0
             noops.append(wall)
+            files = sum(1 for p in (root / "out").rglob("*") if p.is_file())
             (root / "out" / "deepseek_v4" / "MANIFEST").unlink()  # force the full comparison
             wall, _, code = _run(["check", target, "--out", "out"], root)
             checks.append(wall)
-            files = sum(1 for p in (root / "out").rglob("*") if p.is_file())
     return {
         "variants": n + 2,
         "synthetic_variants": n,
