@@ -74,7 +74,7 @@ def _unique_backends(family: Family) -> list[tuple[str, AttentionBackend]]:
     return ordered
 
 
-def _effective(key: str | None, field: str, by_key: dict[str, AttentionBackend]):
+def effective_field(key: str | None, field: str, by_key: dict[str, AttentionBackend]):
     """A field's value as a backend of the family sees it: its own, else its nearest ancestor's."""
     backend = by_key.get(key) if key else None
     while backend is not None:
@@ -91,7 +91,7 @@ def _overrides(backend: AttentionBackend, field: str, by_key: dict[str, Attentio
     mine = getattr(backend, field)
     if mine is None:
         return False
-    return backend.parent not in by_key or mine != _effective(backend.parent, field, by_key)
+    return backend.parent not in by_key or mine != effective_field(backend.parent, field, by_key)
 
 
 def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:

@@ -17,7 +17,7 @@ from ..model import (
     Family,
     StateLike,
 )
-from .backends import BackendsPlan
+from .backends import BackendsPlan, effective_field
 from .checkpoint import CheckpointPlan
 from .dispatch import Site
 from .kv_cache import KvPlan
@@ -43,20 +43,13 @@ class BackendTests:
     sparse_cases: tuple[tuple[str, int | None, list[int]], ...]
 
 
-def _effective_sizes(backend: AttentionBackend, by_key: dict[str, AttentionBackend], family: int | None):
-    while backend.kernel_block_sizes is None:
-        backend = by_key[backend.parent]
-    sizes = backend.kernel_block_sizes
+def _sizes_on(backend: AttentionBackend, by_key: dict[str, AttentionBackend], family: int | None) -> list[int]:
+    """The block sizes a device of ``family`` gets, following inheritance as the classes do."""
+    sizes = effective_field(backend.key, "kernel_block_sizes", by_key)
     for fam, values in sizes.by_family:
         if family is not None and int(fam.value[2:]) == family:
             return list(values)
     return list(sizes.default)
-
-
-def _effective_layouts(backend: AttentionBackend, by_key: dict[str, AttentionBackend]) -> tuple[str, ...]:
-    while backend is not None and backend.supported_kv_cache_layouts is None:
-        backend = by_key.get(backend.parent)
-    return backend.supported_kv_cache_layouts if backend is not None else ()
 
 
 def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
@@ -70,7 +63,7 @@ def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
         target = sparse if backend.kind is BackendKind.SPARSE_MLA else cases
         name = backend.name if backend.kind is BackendKind.SPARSE_MLA else key
         for fam in families:
-            target.append((name, fam, _effective_sizes(backend, by_key, fam)))
+            target.append((name, fam, _sizes_on(backend, by_key, fam)))
     overrides = []
     for c in plan.classes:
         own = ["get_name"]
@@ -88,9 +81,9 @@ def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
         overrides=tuple(overrides),
         rocm_classes=tuple(c.class_name for c in plan.classes if c.rocm_query_lens_mismatch),
         layouts=tuple(
-            (key, _effective_layouts(by_key[key], by_key))
+            (key, effective_field(key, "supported_kv_cache_layouts", by_key))
             for key, b in by_key.items()
-            if b.kind is not BackendKind.SPARSE_MLA and _effective_layouts(b, by_key)
+            if b.kind is not BackendKind.SPARSE_MLA and effective_field(key, "supported_kv_cache_layouts", by_key)
         ),
         sparse_cases=tuple(sparse),
     )
