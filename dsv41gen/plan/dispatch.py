@@ -15,6 +15,14 @@ from ..model import Family, Method, Variant
 from .sources import SourceMap
 
 
+def model_type_test(model_types: tuple[str, ...] | list[str]) -> str:
+    """The condition on ``model_type`` for a group of variants (Python source): one variant is
+    an equality test, several share one set-membership test."""
+    if len(model_types) == 1:
+        return f"== {model_types[0]!r}"
+    return "in {" + ", ".join(repr(m) for m in model_types) + "}"
+
+
 @dataclass(frozen=True)
 class Branch:
     model_types: tuple[str, ...]
@@ -24,9 +32,7 @@ class Branch:
     @property
     def test(self) -> str:
         """The condition on ``model_type`` this branch is taken under (Python source)."""
-        if len(self.model_types) == 1:
-            return f"== {self.model_types[0]!r}"
-        return "in {" + ", ".join(repr(m) for m in self.model_types) + "}"
+        return model_type_test(self.model_types)
 
 
 @dataclass(frozen=True)

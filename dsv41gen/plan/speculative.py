@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import Divisibility, Family, ForbiddenMethod, Variant
-from .dispatch import Site, family_methods, plan_sites
+from .dispatch import Site, family_methods, model_type_test, plan_sites
 from .sources import SourceMap
 
 
@@ -76,12 +76,6 @@ def forbidden_message(variant: Variant, forbidden: ForbiddenMethod) -> str:
     )
 
 
-def _test(model_types: list[str]) -> str:
-    if len(model_types) == 1:
-        return f"== {model_types[0]!r}"
-    return "in {" + ", ".join(repr(m) for m in model_types) + "}"
-
-
 def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
     methods = []
     for method in family_methods(family):
@@ -94,7 +88,7 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
             groups.setdefault((rule.divisibility, rule.maximum, rule.warn_above, found.label), []).append(variant)
         rules = tuple(
             TokenRuleGroup(
-                _test([v.model_type for v in members]),
+                model_type_test([v.model_type for v in members]),
                 divisibility.value,
                 maximum,
                 warn_above,
