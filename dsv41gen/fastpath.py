@@ -52,10 +52,9 @@ def _raw(path: Path) -> dict | None:
 
 def _families(spec_paths: list[Path]) -> dict[Path, list[Path]] | None:
     """root spec -> member spec paths, following `extends` as the full build does."""
-    discovered: dict[Path, None] = {p.resolve(): None for p in spec_paths}
-    for directory in sorted({p.resolve().parent for p in spec_paths}):
-        for sibling in sorted(directory.glob("*.yaml")):
-            discovered.setdefault(sibling.resolve(), None)
+    from .inputs import discover_specs
+
+    discovered: dict[Path, None] = dict.fromkeys(discover_specs(spec_paths))
     roots: dict[Path, Path] = {}
     for path in list(discovered):
         chain = [path]

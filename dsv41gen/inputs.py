@@ -10,6 +10,17 @@ from .write import short_hash
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
 
+def discover_specs(paths: list[Path]) -> list[Path]:
+    """What a build reads besides ancestors: the named specs plus the other ``*.yaml`` files in
+    their directories (resolved, named specs first). The full build and the no-op fast path
+    both start from this list, so they agree on a family's members."""
+    seen: dict[Path, None] = {p.resolve(): None for p in paths}
+    for directory in sorted({p.resolve().parent for p in paths}):
+        for sibling in sorted(directory.glob("*.yaml")):
+            seen.setdefault(sibling.resolve(), None)
+    return list(seen)
+
+
 def templates_dir() -> Path:
     """The templates directory, in a wheel (dsv41gen/templates) or in the source tree (templates/)."""
     packaged = _PACKAGE_DIR / "templates"

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import Diagnostics, SpecError, UsageError, did_you_mean
+from .inputs import discover_specs
 from .model import Family, Variant
 from .resolve import ResolvedSpec, Resolver
 from .validate import validate_spec
@@ -20,17 +21,6 @@ from .validate import validate_spec
 class FamilyInputs:
     family: Family
     specs: tuple[ResolvedSpec, ...]  # same order as family.variants
-
-
-def _discover(paths: list[Path]) -> list[Path]:
-    """The named specs plus the other ``*.yaml`` files in their directories."""
-    seen: dict[Path, None] = {}
-    for path in paths:
-        seen[path.resolve()] = None
-    for directory in sorted({p.resolve().parent for p in paths}):
-        for sibling in sorted(directory.glob("*.yaml")):
-            seen.setdefault(sibling.resolve(), None)
-    return list(seen)
 
 
 def _root_of(spec: ResolvedSpec) -> Path:
@@ -91,7 +81,7 @@ def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:
             raise UsageError(f"no such spec file: {path}" + did_you_mean(path.name, candidates))
     requested = {p.resolve() for p in spec_paths}
     resolved: dict[Path, ResolvedSpec] = {}
-    for path in _discover(spec_paths):
+    for path in discover_specs(spec_paths):
         # A broken sibling is reported with everything else: it may belong to the family.
         spec = resolver.resolve(path)
         if spec is not None:
