@@ -80,6 +80,16 @@ def build_texts(spec_paths: tuple[Path, ...], out_dir: Path) -> list[BuildResult
     return results
 
 
+def _up_to_date(specs: tuple[Path, ...], out_dir: Path) -> bool:
+    """The no-op fast path: True (and said so) when the MANIFESTs vouch for every family."""
+    from .fastpath import up_to_date
+
+    fresh = up_to_date(list(specs), out_dir)
+    for package, count in fresh or ():
+        click.echo(f"{out_dir / package}: up to date ({count} files)")
+    return fresh is not None
+
+
 def _report_spec_errors(error: SpecError) -> None:
     for diagnostic in error.diagnostics:
         click.echo(str(diagnostic), err=True)
@@ -121,13 +131,8 @@ def main() -> None:
 @_guarded
 def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
     """Generate the wiring for SPECS (default: specs/*.yaml) and the rest of their families."""
-    from .fastpath import up_to_date
-
     specs = specs or _default_specs()
-    fresh = None if force else up_to_date(list(specs), out_dir)
-    if fresh is not None:
-        for package, count in fresh:
-            click.echo(f"{out_dir / package}: up to date ({count} files)")
+    if not force and _up_to_date(specs, out_dir):
         return
     from .write import compare, write_package
 
@@ -163,13 +168,8 @@ def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
 @_guarded
 def check(specs: tuple[Path, ...], out_dir: Path) -> None:
     """Fail (exit 3) when --out does not match what SPECS (default: specs/*.yaml) generate."""
-    from .fastpath import up_to_date
-
     specs = specs or _default_specs()
-    fresh = up_to_date(list(specs), out_dir)
-    if fresh is not None:
-        for package, count in fresh:
-            click.echo(f"{out_dir / package}: up to date ({count} files)")
+    if _up_to_date(specs, out_dir):
         return
     from .write import compare
 

@@ -27,12 +27,42 @@ def _root_of(spec: ResolvedSpec) -> Path:
     return spec.root.path
 
 
+class _OneDefinition:
+    """A name the family's generated code defines once (an architecture's registry entry, a
+    backend class): every variant that carries it must carry the same definition."""
+
+    def __init__(self, section: str, explain):
+        self.section = section
+        self.explain = explain  # (key, other spec file) -> the message
+        self.first: dict[str, tuple[object, ResolvedSpec]] = {}
+
+    def check(self, key: str, value: object, spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
+        if key in self.first and self.first[key][0] != value:
+            diagnostics.add(
+                spec.where((self.section, key)),
+                f"{self.section}.{key}",
+                self.explain(key, self.first[key][1].file),
+            )
+        self.first.setdefault(key, (value, spec))
+
+
 def _family_checks(members: list[ResolvedSpec], variants: list[Variant], diagnostics: Diagnostics) -> None:
     """Rules that compare variants: unique identities, and one meaning per shared name."""
     by_name: dict[str, ResolvedSpec] = {}
     by_model_type: dict[str, ResolvedSpec] = {}
-    archs: dict[str, tuple[object, ResolvedSpec]] = {}
-    backends: dict[str, tuple[object, ResolvedSpec]] = {}
+    archs = _OneDefinition(
+        "architectures",
+        lambda key, other: f"also declared by {other} with a different entry; one architecture has one "
+        "registry entry (delete it in the child with `!delete`, or rename it)",
+    )
+    # Generated classes exist once per family: a child that changed an inherited backend in
+    # place would be silently ignored, so it must subclass instead.
+    backends = _OneDefinition(
+        "attention_backends",
+        lambda key, other: f"changes the backend {key} that {other} defines; a backend class has one "
+        f"definition per family: declare a subclass (`parent: {key}`) with the change, "
+        f"and `{key}: !delete` here if this variant no longer uses it",
+    )
     for spec, variant in zip(members, variants):
         for table, key, what in (
             (by_name, variant.name, "variant.name"),
@@ -47,28 +77,9 @@ def _family_checks(members: list[ResolvedSpec], variants: list[Variant], diagnos
             else:
                 table[key] = spec
         for arch in variant.architectures:
-            if arch.name in archs and archs[arch.name][0] != arch:
-                other = archs[arch.name][1]
-                diagnostics.add(
-                    spec.where(("architectures", arch.name)),
-                    f"architectures.{arch.name}",
-                    f"also declared by {other.file} with a different entry; one architecture has one "
-                    "registry entry (delete it in the child with `!delete`, or rename it)",
-                )
-            archs.setdefault(arch.name, (arch, spec))
+            archs.check(arch.name, arch, spec, diagnostics)
         for backend in variant.backends:
-            # Generated classes exist once per family: a child that changes an inherited
-            # backend in place would be silently ignored, so it must subclass instead.
-            if backend.key in backends and backends[backend.key][0] != backend:
-                other = backends[backend.key][1]
-                diagnostics.add(
-                    spec.where(("attention_backends", backend.key)),
-                    f"attention_backends.{backend.key}",
-                    f"changes the backend {backend.key} that {other.file} defines; a backend class has one "
-                    f"definition per family: declare a subclass (`parent: {backend.key}`) with the change, "
-                    f"and `{backend.key}: !delete` here if this variant no longer uses it",
-                )
-            backends.setdefault(backend.key, (backend, spec))
+            backends.check(backend.key, backend, spec, diagnostics)
 
 
 def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:

@@ -12,16 +12,6 @@ from reviewhelpers import REPO, git, run_cli
 pytestmark = pytest.mark.slow
 
 
-def _pre_commit(cwd, *args):
-    return subprocess.run(
-        [sys.executable, "-m", "pre_commit", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
 @pytest.fixture(scope="module")
 def hook_source(tmp_path_factory):
     """dsv41gen as a hook repository: a git clone of the working tree's files, committed."""
