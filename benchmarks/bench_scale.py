@@ -60,7 +60,9 @@ def _run(args: list[str], cwd: Path) -> tuple[float, float, int]:
     """(wall seconds, peak MiB of the child, exit code) of one whole process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "dsv41gen", *args], cwd=cwd, capture_output=True, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "dsv41gen", *args], cwd=cwd, capture_output=True, check=False
+    )
     wall = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     if result.returncode not in (0,):
@@ -140,7 +142,9 @@ def main() -> None:
     if len(sizes) > 1:
         first, last = sizes[0], sizes[-1]
         results["build_s_per_variant_between_smallest_and_largest"] = round(
-            (last["build_s_median"] - first["build_s_median"]) / (last["variants"] - first["variants"]), 5
+            (last["build_s_median"] - first["build_s_median"])
+            / (last["variants"] - first["variants"]),
+            5,
         )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")

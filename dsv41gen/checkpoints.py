@@ -38,7 +38,9 @@ def _variant(spec: Path):
     raise UsageError(f"{spec}: not found among the loaded specs")  # pragma: no cover
 
 
-def run_check_checkpoint(spec: Path, checkpoint: Path, method: str | None, echo: Callable[..., None]) -> int:
+def run_check_checkpoint(
+    spec: Path, checkpoint: Path, method: str | None, echo: Callable[..., None]
+) -> int:
     from .model import Method
     from .plan.speculative import forbidden_message
 
@@ -68,7 +70,9 @@ def run_check_checkpoint(spec: Path, checkpoint: Path, method: str | None, echo:
         valid = ", ".join(m.value for m in Method)
         if method not in valid.split(", "):
             raise UsageError(f"unknown speculative method {method!r}; methods: {valid}")
-        echo(f"method {method!r}: {variant.display_name} does not wire it (allowed: {', '.join(known)})")
+        echo(
+            f"method {method!r}: {variant.display_name} does not wire it (allowed: {', '.join(known)})"
+        )
         return EXIT_CHECKPOINT_INCOMPLETE
     missing = module.missing_weights(variant.model_type, method, names, hf_config)
     if not missing:

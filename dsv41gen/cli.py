@@ -71,11 +71,15 @@ def build_texts(spec_paths: tuple[Path, ...], out_dir: Path) -> list[BuildResult
         family = inputs.family
         sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
         plan = plan_family(family, sources)
-        spec_files = tuple(sorted(_spec_display(s.document.path, out_dir.resolve().parent) for s in inputs.specs))
+        spec_files = tuple(
+            sorted(_spec_display(s.document.path, out_dir.resolve().parent) for s in inputs.specs)
+        )
         digest = inputs_hash([s.document.path for s in inputs.specs])
         files = render_files(plan.files, digest, spec_files)
         manifest = manifest_body(files, family.name)
-        files[f"{family.name}/{MANIFEST}"] = make_header("#", spec_files, digest, manifest) + manifest
+        files[f"{family.name}/{MANIFEST}"] = (
+            make_header("#", spec_files, digest, manifest) + manifest
+        )
         results.append(BuildResult(out_dir, family.name, files))
     return results
 
@@ -113,7 +117,12 @@ def _guarded(function):
         except UsageError as error:
             _fail(f"error: {error}", EXIT_USAGE)
         except OSError as error:
-            _fail(f"error: {error.strerror or error}: {getattr(error, 'filename', '') or ''}".rstrip(": "), EXIT_USAGE)
+            _fail(
+                f"error: {error.strerror or error}: {getattr(error, 'filename', '') or ''}".rstrip(
+                    ": "
+                ),
+                EXIT_USAGE,
+            )
 
     return wrapper
 
@@ -141,7 +150,11 @@ def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
         blocked = pending.hand_edited + pending.foreign
         if blocked and not force:
             for rel in blocked:
-                kind = "was edited by hand" if rel in pending.hand_edited else "is not a generated file"
+                kind = (
+                    "was edited by hand"
+                    if rel in pending.hand_edited
+                    else "is not a generated file"
+                )
                 action = "remove" if rel not in result.files else "overwrite"
                 click.echo(f"error: {out_dir / rel} {kind}; refusing to {action} it.", err=True)
             _fail(
@@ -178,10 +191,22 @@ def check(specs: tuple[Path, ...], out_dir: Path) -> None:
         comparison = compare(out_dir, result.package, result.files)
         for label, paths in (
             ("missing", comparison.added),
-            ("stale (the specs or the generator changed; run `dsv41gen build`)", comparison.changed),
-            ("hand-edited (the file no longer matches its own header hash)", comparison.hand_edited),
-            ("not generated (a hand-written file where a generated one belongs)", comparison.foreign),
-            ("no longer produced by the specs (run `dsv41gen build` to remove it)", comparison.removed),
+            (
+                "stale (the specs or the generator changed; run `dsv41gen build`)",
+                comparison.changed,
+            ),
+            (
+                "hand-edited (the file no longer matches its own header hash)",
+                comparison.hand_edited,
+            ),
+            (
+                "not generated (a hand-written file where a generated one belongs)",
+                comparison.foreign,
+            ),
+            (
+                "no longer produced by the specs (run `dsv41gen build` to remove it)",
+                comparison.removed,
+            ),
         ):
             for rel in paths:
                 click.echo(f"{out_dir / rel}: {label}", err=True)
@@ -197,7 +222,12 @@ def check(specs: tuple[Path, ...], out_dir: Path) -> None:
 @main.command()
 @click.argument("specs", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
 @_out_option
-@click.option("--against", "ref", metavar="GIT_REF", help="Compare the specs at this git ref with the working tree.")
+@click.option(
+    "--against",
+    "ref",
+    metavar="GIT_REF",
+    help="Compare the specs at this git ref with the working tree.",
+)
 @click.option(
     "--format",
     "fmt",

@@ -65,7 +65,9 @@ class SpecError(Exception):
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:
     """'; did you mean 'x'?' when a close candidate exists, else ''."""
-    matches = difflib.get_close_matches(str(word), sorted(str(c) for c in candidates), n=1, cutoff=0.6)
+    matches = difflib.get_close_matches(
+        str(word), sorted(str(c) for c in candidates), n=1, cutoff=0.6
+    )
     return f"; did you mean {matches[0]!r}?" if matches else ""
 
 
@@ -77,7 +79,9 @@ def dotted(path: Iterable[object]) -> str:
 
 def _part(part: object) -> str:
     text = str(part)
-    if isinstance(part, str) and (not text or "." in text or not text.isprintable() or any(c.isspace() for c in text)):
+    if isinstance(part, str) and (
+        not text or "." in text or not text.isprintable() or any(c.isspace() for c in text)
+    ):
         return repr(text)
     return text
 

@@ -49,7 +49,9 @@ def merge_fork_table(inputs: FamilyInputs) -> list[str]:
         differ = ""
         if site.decision == "forked":
             written = [
-                f"{sources.location(name, *site.field.split('.'))}" for name in names if values[name] is not None
+                f"{sources.location(name, *site.field.split('.'))}"
+                for name in names
+                if values[name] is not None
             ]
             differ = f"{site.field} ({' vs '.join(dict.fromkeys(written))})"
         rows.append([site.name, *(_show_value(values[n]) for n in names), site.decision, differ])

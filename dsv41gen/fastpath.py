@@ -37,7 +37,8 @@ def manifest_body(files: dict[str, str], package: str) -> str:
 
     prefix = package + "/"
     return f"generator {generator_hash()}\n" + "".join(
-        f"{file_digest(text.encode())}  {rel[len(prefix):]}\n" for rel, text in sorted(files.items())
+        f"{file_digest(text.encode())}  {rel[len(prefix) :]}\n"
+        for rel, text in sorted(files.items())
     )
 
 

@@ -41,13 +41,18 @@ def format_python(sources: dict[str, str]) -> dict[str, str]:
         # Import order is ruff's too (rule I), so templates need not sort what the planner emits.
         for command in (["check", "--select", "I", "--fix", "--exit-zero"], ["format"]):
             result = subprocess.run(
-                [_ruff(), *command, *RUFF_ARGS, str(root)], capture_output=True, text=True, check=False
+                [_ruff(), *command, *RUFF_ARGS, str(root)],
+                capture_output=True,
+                text=True,
+                check=False,
             )
             if result.returncode != 0:
                 report = result.stderr.strip() or result.stdout.strip()
                 for key, path in names.items():  # name the generated file, not the temp copy
                     report = report.replace(str(path), key)
-                raise FormatError(f"ruff could not format the generated Python (a template bug):\n{report}")
+                raise FormatError(
+                    f"ruff could not format the generated Python (a template bug):\n{report}"
+                )
         formatted = dict(sources)
         for key, path in names.items():
             formatted[key] = path.read_text(encoding="utf-8")

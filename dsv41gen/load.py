@@ -119,15 +119,25 @@ class _Converter:
                 )
             return None
         if depth > MAX_DEPTH:
-            self.diagnostics.add(self.location(node), dotted(path), f"nesting deeper than {MAX_DEPTH} levels")
+            self.diagnostics.add(
+                self.location(node), dotted(path), f"nesting deeper than {MAX_DEPTH} levels"
+            )
             return None
         self.positions[path] = self.location(node)
         if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
             # A tag on a collection would otherwise be ignored: `x: !!python/object/apply:os.system
             # [cmd]` must not load as a plain list, nor `x: !delete {a: 1}` as a mapping.
-            plain = "tag:yaml.org,2002:map" if isinstance(node, yaml.MappingNode) else "tag:yaml.org,2002:seq"
+            plain = (
+                "tag:yaml.org,2002:map"
+                if isinstance(node, yaml.MappingNode)
+                else "tag:yaml.org,2002:seq"
+            )
             if node.tag == DELETE_TAG:
-                self.diagnostics.add(self.location(node), dotted(path), "`!delete` takes no value: write `key: !delete`")
+                self.diagnostics.add(
+                    self.location(node),
+                    dotted(path),
+                    "`!delete` takes no value: write `key: !delete`",
+                )
                 return DELETE
             if node.tag != plain:
                 self.diagnostics.add(self.location(node), dotted(path), _tag_message(node.tag))
@@ -149,13 +159,17 @@ class _Converter:
                 )
                 continue
             if not isinstance(key_node, yaml.ScalarNode):
-                self.diagnostics.add(self.location(key_node), dotted(path), "mapping keys must be plain scalars")
+                self.diagnostics.add(
+                    self.location(key_node), dotted(path), "mapping keys must be plain scalars"
+                )
                 continue
             key = self.scalar(key_node, path)
             if isinstance(key, (int, bool)) and not isinstance(key, bool):
                 key = str(key)  # block_size_by_compress_ratio: {4: 4}; JSON object keys are strings
             if not isinstance(key, str):
-                self.diagnostics.add(self.location(key_node), dotted(path), f"mapping key {key!r} must be a string")
+                self.diagnostics.add(
+                    self.location(key_node), dotted(path), f"mapping key {key!r} must be a string"
+                )
                 continue
             child = path + (key,)
             if key in result:
@@ -174,7 +188,11 @@ class _Converter:
     def scalar(self, node: yaml.Node, path: Path_) -> object:
         if node.tag == DELETE_TAG:
             if node.value not in ("", None):
-                self.diagnostics.add(self.location(node), dotted(path), "`!delete` takes no value: write `key: !delete`")
+                self.diagnostics.add(
+                    self.location(node),
+                    dotted(path),
+                    "`!delete` takes no value: write `key: !delete`",
+                )
             return DELETE
         if node.tag not in _PLAIN_TAGS:
             self.diagnostics.add(self.location(node), dotted(path), _tag_message(node.tag))
@@ -185,7 +203,7 @@ class _Converter:
 def _tag_message(tag: str) -> str:
     if tag == "tag:yaml.org,2002:timestamp":
         return "YAML reads this value as a date/time, which a spec has no use for; quote it if it is a string"
-    shown = "!!" + tag[len(_YAML_TAG_PREFIX):] if tag.startswith(_YAML_TAG_PREFIX) else tag
+    shown = "!!" + tag[len(_YAML_TAG_PREFIX) :] if tag.startswith(_YAML_TAG_PREFIX) else tag
     return f"unsupported YAML tag {shown!r}; the only tag a spec may use is `!delete`"
 
 
@@ -215,7 +233,11 @@ def load_document(path: Path, diagnostics: Diagnostics) -> LoadedDocument | None
         problem = str(exc.problem or exc.context or "")
         if exc.problem and exc.context:
             started = exc.context_mark
-            where = f" started at line {started.line + 1}" if started and started.line + 1 != line else ""
+            where = (
+                f" started at line {started.line + 1}"
+                if started and started.line + 1 != line
+                else ""
+            )
             problem += f" ({exc.context}{where})"
         diagnostics.add(Location(file, line, column), "", f"invalid YAML: {problem}")
         return None
@@ -223,17 +245,23 @@ def load_document(path: Path, diagnostics: Diagnostics) -> LoadedDocument | None
         diagnostics.add(Location(file, 1, 1), "", f"invalid YAML: {exc}")
         return None
     if len(nodes) != 1 or nodes[0] is None:
-        diagnostics.add(Location(file, 1, 1), "", "a spec file holds exactly one YAML document (a mapping)")
+        diagnostics.add(
+            Location(file, 1, 1), "", "a spec file holds exactly one YAML document (a mapping)"
+        )
         return None
     converter = _Converter(file, diagnostics)
     before = len(diagnostics.items)
     data = converter.convert(nodes[0], ())
     if not isinstance(data, dict):
-        diagnostics.add(converter.location(nodes[0]), "", "the top level of a spec must be a mapping")
+        diagnostics.add(
+            converter.location(nodes[0]), "", "the top level of a spec must be a mapping"
+        )
         return None
     if len(diagnostics.items) != before:
         # A document with load errors (a duplicate key, a bad tag, an alias bomb) is not
         # validated: the placeholders left where the bad nodes were would only add confusing
         # follow-on errors ("expected a string, got null") on top of the real one.
         return None
-    return LoadedDocument(file, path.resolve(), text, data, converter.positions, converter.key_positions)
+    return LoadedDocument(
+        file, path.resolve(), text, data, converter.positions, converter.key_positions
+    )

@@ -143,7 +143,9 @@ def _parse_mx_format(name: str, d: dict) -> MxFormat:
         scaling=ScalingForm(d["scaling"]),
         amax_floor=AmaxFloor(d["amax_floor"]),
         layouts=tuple(ScaleLayout(x) for x in d["layouts"]),
-        launch=MxLaunch(block_m=launch["block_m"], block_k=launch["block_k"], num_warps=launch["num_warps"]),
+        launch=MxLaunch(
+            block_m=launch["block_m"], block_k=launch["block_k"], num_warps=launch["num_warps"]
+        ),
     )
 
 
@@ -178,7 +180,9 @@ def _parse_rope_kv(d: dict) -> RopeKvInsertKernel:
         threads_per_block=d["threads_per_block"],
         grid_rule=GridRule(d["grid_rule"]),
         fp8_max=float(d["fp8_max"]),
-        cache_formats=tuple(_parse_cache_format(k, v) for k, v in sorted(d["cache_formats"].items())),
+        cache_formats=tuple(
+            _parse_cache_format(k, v) for k, v in sorted(d["cache_formats"].items())
+        ),
     )
 
 
@@ -326,7 +330,8 @@ class KernelBlockSizes:
         families = d.get("by_capability_family", {})
         order = list(CapabilityFamily)
         by_family = sorted(
-            ((CapabilityFamily(k), tuple(v)) for k, v in families.items()), key=lambda kv: order.index(kv[0])
+            ((CapabilityFamily(k), tuple(v)) for k, v in families.items()),
+            key=lambda kv: order.index(kv[0]),
         )
         return KernelBlockSizes(tuple(d["default"]), tuple(by_family), d.get("note"))
 
@@ -358,7 +363,9 @@ class AttentionBackend:
             parent=d.get("parent"),
             parent_module=d.get("parent_module"),
             kernel_block_sizes=KernelBlockSizes.parse(sizes) if sizes is not None else None,
-            supports_device_cpu_query_lens_mismatch_on_rocm=d.get("supports_device_cpu_query_lens_mismatch_on_rocm"),
+            supports_device_cpu_query_lens_mismatch_on_rocm=d.get(
+                "supports_device_cpu_query_lens_mismatch_on_rocm"
+            ),
             supported_kv_cache_layouts=tuple(layouts) if layouts is not None else None,
         )
 
@@ -406,7 +413,9 @@ class KvCache:
             body = types[name]
             if body.get("parent"):
                 visit(body["parent"])
-            ordered.append(KvSpecType(name, body.get("parent"), StateLike(body.get("state_like", "never"))))
+            ordered.append(
+                KvSpecType(name, body.get("parent"), StateLike(body.get("state_like", "never")))
+            )
 
         for name in types:
             visit(name)
@@ -420,13 +429,18 @@ class KvCache:
                 bounded_replay=body.get("bounded_replay", False),
                 block_size_rule=body.get("block_size_rule"),
                 block_size_by_compress_ratio=tuple(
-                    sorted((int(k), v) for k, v in body.get("block_size_by_compress_ratio", {}).items())
+                    sorted(
+                        (int(k), v) for k, v in body.get("block_size_by_compress_ratio", {}).items()
+                    )
                 ),
             )
             for name, body in sorted(d.get("layouts", {}).items())
         )
         return KvCache(
-            tuple(ordered), layouts, tuple(d.get("compress_ratios", ())), d.get("unsupported_compress_ratio_message")
+            tuple(ordered),
+            layouts,
+            tuple(d.get("compress_ratios", ())),
+            d.get("unsupported_compress_ratio_message"),
         )
 
 
@@ -466,7 +480,9 @@ class Runner:
     def parse(d: dict) -> Runner:
         order = list(CudaGraphMode)
         return Runner(
-            tuple(sorted((k, ModelRunner(v)) for k, v in d.get("default_model_runner", {}).items())),
+            tuple(
+                sorted((k, ModelRunner(v)) for k, v in d.get("default_model_runner", {}).items())
+            ),
             tuple(
                 ForbiddenRunnerMode(
                     name=name,
@@ -511,11 +527,13 @@ class Variant:
     def parse(d: dict, spec_file: str, parent: str | None, ancestors: tuple[dict, ...]) -> Variant:
         """``ancestors``: the raw data of each ancestor spec, nearest first (for forbidden methods)."""
         weight_sets = {
-            name: WeightSet.parse(name, body) for name, body in d.get("checkpoint", {}).get("weight_sets", {}).items()
+            name: WeightSet.parse(name, body)
+            for name, body in d.get("checkpoint", {}).get("weight_sets", {}).items()
         }
         speculative = d["speculative"]
         methods = tuple(
-            SpeculativeMethod.parse(name, body, weight_sets) for name, body in sorted(speculative["methods"].items())
+            SpeculativeMethod.parse(name, body, weight_sets)
+            for name, body in sorted(speculative["methods"].items())
         )
         forbidden = tuple(
             ForbiddenMethod(
@@ -540,11 +558,17 @@ class Variant:
             methods=methods,
             forbidden=forbidden,
             eagle_style_fallback=speculative.get("eagle_style_fallback", False),
-            backends=tuple(AttentionBackend.parse(k, v) for k, v in d.get("attention_backends", {}).items()),
+            backends=tuple(
+                AttentionBackend.parse(k, v) for k, v in d.get("attention_backends", {}).items()
+            ),
             kv_cache=KvCache.parse(d["kv_cache"]) if "kv_cache" in d else None,
             runner=Runner.parse(d.get("runner", {})),
-            mxfp8=_parse_mx_format("mxfp8", quantization["mxfp8"]) if "mxfp8" in quantization else None,
-            rope_kv_insert=_parse_rope_kv(kernels["rope_kv_insert"]) if "rope_kv_insert" in kernels else None,
+            mxfp8=_parse_mx_format("mxfp8", quantization["mxfp8"])
+            if "mxfp8" in quantization
+            else None,
+            rope_kv_insert=_parse_rope_kv(kernels["rope_kv_insert"])
+            if "rope_kv_insert" in kernels
+            else None,
         )
 
     def method(self, method: Method) -> SpeculativeMethod | None:
@@ -558,7 +582,10 @@ def _ancestor_method(name: str, ancestors: tuple[dict, ...]) -> SpeculativeMetho
     for data in ancestors:
         body = data.get("speculative", {}).get("methods", {}).get(name)
         if body is not None:
-            sets = {k: WeightSet.parse(k, v) for k, v in data.get("checkpoint", {}).get("weight_sets", {}).items()}
+            sets = {
+                k: WeightSet.parse(k, v)
+                for k, v in data.get("checkpoint", {}).get("weight_sets", {}).items()
+            }
             return SpeculativeMethod.parse(name, body, sets)
     return None
 

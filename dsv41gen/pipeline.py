@@ -46,22 +46,28 @@ class _OneDefinition:
         self.first.setdefault(key, (value, spec))
 
 
-def _family_checks(members: list[ResolvedSpec], variants: list[Variant], diagnostics: Diagnostics) -> None:
+def _family_checks(
+    members: list[ResolvedSpec], variants: list[Variant], diagnostics: Diagnostics
+) -> None:
     """Rules that compare variants: unique identities, and one meaning per shared name."""
     by_name: dict[str, ResolvedSpec] = {}
     by_model_type: dict[str, ResolvedSpec] = {}
     archs = _OneDefinition(
         "architectures",
-        lambda key, other: f"also declared by {other} with a different entry; one architecture has one "
-        "registry entry (delete it in the child with `!delete`, or rename it)",
+        lambda key, other: (
+            f"also declared by {other} with a different entry; one architecture has one "
+            "registry entry (delete it in the child with `!delete`, or rename it)"
+        ),
     )
     # Generated classes exist once per family: a child that changed an inherited backend in
     # place would be silently ignored, so it must subclass instead.
     backends = _OneDefinition(
         "attention_backends",
-        lambda key, other: f"changes the backend {key} that {other} defines; a backend class has one "
-        f"definition per family: declare a subclass (`parent: {key}`) with the change, "
-        f"and `{key}: !delete` here if this variant no longer uses it",
+        lambda key, other: (
+            f"changes the backend {key} that {other} defines; a backend class has one "
+            f"definition per family: declare a subclass (`parent: {key}`) with the change, "
+            f"and `{key}: !delete` here if this variant no longer uses it"
+        ),
     )
     for spec, variant in zip(members, variants):
         for table, key, what in (
@@ -88,7 +94,9 @@ def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:
     resolver = Resolver(diagnostics)
     for path in spec_paths:
         if not path.is_file():
-            candidates = sorted(p.name for p in path.parent.glob("*.yaml")) if path.parent.is_dir() else []
+            candidates = (
+                sorted(p.name for p in path.parent.glob("*.yaml")) if path.parent.is_dir() else []
+            )
             raise UsageError(f"no such spec file: {path}" + did_you_mean(path.name, candidates))
     requested = {p.resolve() for p in spec_paths}
     resolved: dict[Path, ResolvedSpec] = {}
@@ -113,7 +121,9 @@ def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:
             parent = spec.lineage[-2] if len(spec.lineage) > 1 else None
             parent_spec = resolved.get(parent.path) if parent is not None else None
             ancestors = tuple(
-                resolved[doc.path].data for doc in reversed(spec.lineage[:-1]) if doc.path in resolved
+                resolved[doc.path].data
+                for doc in reversed(spec.lineage[:-1])
+                if doc.path in resolved
             )
             variants.append(
                 Variant.parse(
@@ -128,4 +138,3 @@ def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:
             raise SpecError(diagnostics.items)
         families.append(FamilyInputs(Family(variants[0].name, tuple(variants)), tuple(members)))
     return families
-

@@ -45,9 +45,13 @@ def render_files(files, inputs_hash: str, spec_files: tuple[str, ...]) -> dict[s
     from .format import format_python
     from .write import make_header
 
-    bodies = format_python({output.path: render(output.template, **dict(output.context)) for output in files})
+    bodies = format_python(
+        {output.path: render(output.template, **dict(output.context)) for output in files}
+    )
     return {
-        output.path: make_header(output.comment_prefix, spec_files, inputs_hash, bodies[output.path])
+        output.path: make_header(
+            output.comment_prefix, spec_files, inputs_hash, bodies[output.path]
+        )
         + bodies[output.path]
         for output in files
     }

@@ -59,7 +59,9 @@ def _drop_subtree(provenance: dict[Path_, Location], prefix: Path_) -> None:
         del provenance[path]
 
 
-def _copy_subtree(source: dict[Path_, Location], target: dict[Path_, Location], prefix: Path_) -> None:
+def _copy_subtree(
+    source: dict[Path_, Location], target: dict[Path_, Location], prefix: Path_
+) -> None:
     n = len(prefix)
     for path, location in source.items():
         if path[:n] == prefix:
@@ -91,7 +93,9 @@ def _merge(
             _drop_subtree(provenance, here)
             continue
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value, here, child_doc, child_prov, provenance, diagnostics)
+            merged[key] = _merge(
+                merged[key], value, here, child_doc, child_prov, provenance, diagnostics
+            )
             provenance[here] = child_prov[here]
             continue
         # A whole new value (or one replacing the parent's): nothing under it can be deleted.
@@ -148,7 +152,9 @@ def _parent_path(doc: LoadedDocument, diagnostics: Diagnostics) -> Path | None:
         return None
     where = doc.where(("extends",))
     if not isinstance(target, str) or not target:
-        diagnostics.add(where, "extends", "must be the file name of the parent spec, e.g. `deepseek_v4.yaml`")
+        diagnostics.add(
+            where, "extends", "must be the file name of the parent spec, e.g. `deepseek_v4.yaml`"
+        )
         return None
     pure = PurePosixPath(target.replace("\\", "/"))
     if pure.is_absolute() or ".." in pure.parts or ":" in target:
@@ -165,7 +171,8 @@ def _parent_path(doc: LoadedDocument, diagnostics: Diagnostics) -> Path | None:
         diagnostics.add(
             where,
             "extends",
-            f"unknown parent spec {target!r}: no such file next to this spec" + did_you_mean(target, siblings),
+            f"unknown parent spec {target!r}: no such file next to this spec"
+            + did_you_mean(target, siblings),
         )
         return None
     return candidate

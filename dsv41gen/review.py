@@ -32,7 +32,9 @@ def _variants(spec_paths: list[Path]) -> tuple[dict[str, dict], dict[str, dict[s
         for variant, spec in zip(inputs.family.variants, inputs.specs):
             data[variant.name] = spec.data
             accepted = spec.data.get("review", {}).get("accepted_breaking_changes", [])
-            waivers[variant.name] = {item["change"]: " ".join(item["reason"].split()) for item in accepted}
+            waivers[variant.name] = {
+                item["change"]: " ".join(item["reason"].split()) for item in accepted
+            }
     return data, waivers
 
 
@@ -69,8 +71,12 @@ def _inherited_once(changes: list) -> list:
     first: dict[tuple, object] = {}
     heirs: dict[tuple, list[str]] = {}
     for change in changes:
-        key = (change.path, change.kind, json.dumps(change.before, sort_keys=True, default=str),
-               json.dumps(change.after, sort_keys=True, default=str))
+        key = (
+            change.path,
+            change.kind,
+            json.dumps(change.before, sort_keys=True, default=str),
+            json.dumps(change.after, sort_keys=True, default=str),
+        )
         if key in first:
             heirs[key].append(change.variant)
         else:
@@ -79,7 +85,12 @@ def _inherited_once(changes: list) -> list:
     result = []
     for key, change in first.items():
         if heirs[key]:
-            change = type(change)(**{**change.__dict__, "what": f"{change.what} (inherited by {', '.join(heirs[key])})"})
+            change = type(change)(
+                **{
+                    **change.__dict__,
+                    "what": f"{change.what} (inherited by {', '.join(heirs[key])})",
+                }
+            )
         result.append(change)
     return result
 
@@ -121,7 +132,9 @@ def render_text(result: SemanticDiff, ref: str) -> str:
     lines = [f"Semantic changes against {ref}: {len(result.changes)}"]
     for c in result.changes:
         waived = f" [accepted: {c.waived_because}]" if c.waived_because else ""
-        lines.append(f"  {c.severity:<9} {c.key}  {c.what}: {_short(c.before)} -> {_short(c.after)}{waived}")
+        lines.append(
+            f"  {c.severity:<9} {c.key}  {c.what}: {_short(c.before)} -> {_short(c.after)}{waived}"
+        )
     if result.unwaived_breaking:
         lines.append(
             f"{len(result.unwaived_breaking)} breaking change(s) not accepted: fix them, or record each under "
@@ -141,14 +154,22 @@ def render_markdown(result: SemanticDiff, ref: str) -> str:
         "",
     ]
     if result.changes:
-        out += ["| severity | variant | field | change | before | after |", "|---|---|---|---|---|---|"]
+        out += [
+            "| severity | variant | field | change | before | after |",
+            "|---|---|---|---|---|---|",
+        ]
         for c in result.changes:
-            severity = f"{c.severity} (accepted: {c.waived_because})" if c.waived_because else c.severity
+            severity = (
+                f"{c.severity} (accepted: {c.waived_because})" if c.waived_because else c.severity
+            )
             out.append(
                 f"| {severity} | `{c.variant}` | `{c.path}` | {c.what} | `{_short(c.before)}` | `{_short(c.after)}` |"
             )
     if result.unwaived_breaking:
-        out += ["", f":x: {len(result.unwaived_breaking)} breaking change(s) not accepted in the spec."]
+        out += [
+            "",
+            f":x: {len(result.unwaived_breaking)} breaking change(s) not accepted in the spec.",
+        ]
     out += ["", "<details><summary>Generated code diff</summary>", "", "```diff"]
     out.append(result.generated_diff.rstrip("\n") or "# generated code unchanged")
     out += ["```", "", "</details>", ""]

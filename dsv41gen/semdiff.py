@@ -41,31 +41,94 @@ RULES: tuple[Rule, ...] = (
     Rule("architectures.*", ("removed",), BREAKING, "registry architecture removed or renamed"),
     Rule("architectures.*.module", ("changed",), BREAKING, "registry target module changed"),
     Rule("architectures.*.class", ("changed",), BREAKING, "registry target class changed"),
-    Rule("architectures.*.registry", ("changed",), BREAKING, "architecture moved to another registry table"),
-    Rule("checkpoint.weight_sets.*.required", ("changed", "removed"), BREAKING, "required checkpoint weights renamed or changed"),
-    Rule("checkpoint.weight_sets.*.stage_prefix", ("changed",), BREAKING, "checkpoint stage prefix changed"),
+    Rule(
+        "architectures.*.registry",
+        ("changed",),
+        BREAKING,
+        "architecture moved to another registry table",
+    ),
+    Rule(
+        "checkpoint.weight_sets.*.required",
+        ("changed", "removed"),
+        BREAKING,
+        "required checkpoint weights renamed or changed",
+    ),
+    Rule(
+        "checkpoint.weight_sets.*.stage_prefix",
+        ("changed",),
+        BREAKING,
+        "checkpoint stage prefix changed",
+    ),
     Rule("checkpoint.weight_sets.*", ("removed",), BREAKING, "checkpoint weight set removed"),
     Rule("speculative.methods.*", ("removed",), BREAKING, "speculative method dropped"),
-    Rule("speculative.methods.*.draft_architecture", ("changed", "removed"), BREAKING, "draft architecture changed"),
-    Rule("kernels.rope_kv_insert.num_heads_q_padded", ("changed",), BREAKING, "compiled kNumHeadsQPadded instantiation removed"),
-    Rule("kernels.rope_kv_insert.cache_formats.*", ("removed",), BREAKING, "KV cache format removed"),
-    Rule("kernels.rope_kv_insert.input_dtypes", ("changed",), BREAKING, "kernel input dtype removed"),
+    Rule(
+        "speculative.methods.*.draft_architecture",
+        ("changed", "removed"),
+        BREAKING,
+        "draft architecture changed",
+    ),
+    Rule(
+        "kernels.rope_kv_insert.num_heads_q_padded",
+        ("changed",),
+        BREAKING,
+        "compiled kNumHeadsQPadded instantiation removed",
+    ),
+    Rule(
+        "kernels.rope_kv_insert.cache_formats.*", ("removed",), BREAKING, "KV cache format removed"
+    ),
+    Rule(
+        "kernels.rope_kv_insert.input_dtypes", ("changed",), BREAKING, "kernel input dtype removed"
+    ),
     Rule("quantization.mxfp8.layouts", ("changed",), BREAKING, "MXFP8 scale layout removed"),
     Rule("attention_backends.*", ("removed",), BREAKING, "attention backend removed"),
     Rule("attention_backends.*.name", ("changed",), BREAKING, "backend registered name changed"),
-    Rule("attention_backends.*.kernel_block_sizes.note", ("added", "removed", "changed"), COSMETIC, "block-size note"),
-    Rule("attention_backends.*.kernel_block_sizes*", ("added", "removed", "changed"), BEHAVIOUR, "kernel block sizes changed"),
+    Rule(
+        "attention_backends.*.kernel_block_sizes.note",
+        ("added", "removed", "changed"),
+        COSMETIC,
+        "block-size note",
+    ),
+    Rule(
+        "attention_backends.*.kernel_block_sizes*",
+        ("added", "removed", "changed"),
+        BEHAVIOUR,
+        "kernel block sizes changed",
+    ),
     Rule("runner.forbidden_modes.*", ("added",), BEHAVIOUR, "runner mode newly forbidden"),
     Rule("runner.forbidden_modes.*", ("removed",), BEHAVIOUR, "runner-mode guard removed"),
-    Rule("runner.forbidden_modes.*.message", ("changed",), COSMETIC, "runner-mode message reworded"),
+    Rule(
+        "runner.forbidden_modes.*.message", ("changed",), COSMETIC, "runner-mode message reworded"
+    ),
     Rule("runner.forbidden_modes.*", ("changed",), BEHAVIOUR, "forbidden runner modes changed"),
-    Rule("runner.default_model_runner*", ("added", "removed", "changed"), BEHAVIOUR, "default model runner changed"),
-    Rule("speculative.methods.*.tokens_per_round.sources", ("changed",), BEHAVIOUR, "tokens-per-round source changed"),
-    Rule("speculative.methods.*.num_speculative_tokens*", ("added", "removed", "changed"), BEHAVIOUR, "num_speculative_tokens rule changed"),
+    Rule(
+        "runner.default_model_runner*",
+        ("added", "removed", "changed"),
+        BEHAVIOUR,
+        "default model runner changed",
+    ),
+    Rule(
+        "speculative.methods.*.tokens_per_round.sources",
+        ("changed",),
+        BEHAVIOUR,
+        "tokens-per-round source changed",
+    ),
+    Rule(
+        "speculative.methods.*.num_speculative_tokens*",
+        ("added", "removed", "changed"),
+        BEHAVIOUR,
+        "num_speculative_tokens rule changed",
+    ),
     Rule("speculative.methods.*.label", ("changed",), COSMETIC, "method label (messages) changed"),
     Rule("speculative.forbidden.*", ("added",), BEHAVIOUR, "speculative method newly forbidden"),
-    Rule("checkpoint.weight_sets.*.maps_to", ("added", "removed", "changed"), COSMETIC, "documentation of where stages load"),
-    Rule("hf_config*", ("added", "removed", "changed"), COSMETIC, "reference checkpoint config value"),
+    Rule(
+        "checkpoint.weight_sets.*.maps_to",
+        ("added", "removed", "changed"),
+        COSMETIC,
+        "documentation of where stages load",
+    ),
+    Rule(
+        "hf_config*", ("added", "removed", "changed"), COSMETIC, "reference checkpoint config value"
+    ),
     Rule("variant.display_name", ("changed",), COSMETIC, "display name (messages) changed"),
     Rule("review*", ("added", "removed", "changed"), COSMETIC, "review waivers"),
     Rule("*", ("added",), BEHAVIOUR, "added"),
@@ -113,7 +176,9 @@ def classify(path: str, kind: str, before: object, after: object) -> tuple[str, 
     return BEHAVIOUR, "changed"  # pragma: no cover - the last rules match everything
 
 
-def _walk(before: object, after: object, path: tuple[str, ...], out: list[tuple[str, str, object, object]]):
+def _walk(
+    before: object, after: object, path: tuple[str, ...], out: list[tuple[str, str, object, object]]
+):
     if isinstance(before, dict) and isinstance(after, dict):
         for key in sorted(set(before) | set(after)):
             if key not in after:
@@ -131,7 +196,11 @@ def diff_variant(name: str, before: dict | None, after: dict | None) -> list[Cha
     if before is None or after is None:
         kind = "added" if before is None else "removed"
         severity = BEHAVIOUR if before is None else BREAKING
-        return [Change(name, "variant", kind, before and "…", after and "…", severity, f"variant {kind}")]
+        return [
+            Change(
+                name, "variant", kind, before and "…", after and "…", severity, f"variant {kind}"
+            )
+        ]
     _walk(_strip(before), _strip(after), (), raw)
     changes = []
     for path, kind, old, new in raw:
@@ -184,7 +253,9 @@ def materialize_ref(ref: str, repo: Path, spec_dirs: list[Path], into: Path) -> 
         for name in listing.stdout.splitlines():
             if not name.endswith(".yaml"):
                 continue
-            blob = subprocess.run(["git", "show", f"{ref}:{name}"], cwd=repo, capture_output=True, check=False)
+            blob = subprocess.run(
+                ["git", "show", f"{ref}:{name}"], cwd=repo, capture_output=True, check=False
+            )
             if blob.returncode != 0:
                 raise GitError(blob.stderr.decode(errors="replace").strip())
             target = into / name
@@ -198,7 +269,11 @@ class GitError(Exception):
 
 def repo_root(start: Path) -> Path:
     result = subprocess.run(
-        ["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True, check=False
+        ["git", "rev-parse", "--show-toplevel"],
+        cwd=start,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if result.returncode != 0:
         raise GitError("not inside a git repository: `diff --against` compares with a git ref")

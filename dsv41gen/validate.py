@@ -64,9 +64,13 @@ def _type_name(value: object) -> str:
         return "a boolean"
     if value is None:
         return "null"
-    return {dict: "a mapping", list: "a list", str: "a string", int: "an integer", float: "a number"}.get(
-        type(value), type(value).__name__
-    )
+    return {
+        dict: "a mapping",
+        list: "a list",
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+    }.get(type(value), type(value).__name__)
 
 
 def _pattern_help(pattern: str) -> str:
@@ -92,11 +96,19 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
             )
         elif kind == "additionalProperties":
             allowed = sorted(error.schema.get("properties", {}))
-            what = "compute-capability family" if path[-1:] == ("by_capability_family",) else "field"
+            what = (
+                "compute-capability family" if path[-1:] == ("by_capability_family",) else "field"
+            )
             for key in sorted(set(error.instance) - set(allowed)):
-                hint = did_you_mean(key, allowed) or (f"; allowed: {', '.join(allowed)}" if allowed else "")
+                hint = did_you_mean(key, allowed) or (
+                    f"; allowed: {', '.join(allowed)}" if allowed else ""
+                )
                 reported.append(path + (key,))
-                diagnostics.add(spec.where(path + (key,)), dotted(path + (key,)), f"unknown {what} {key!r}{hint}")
+                diagnostics.add(
+                    spec.where(path + (key,)),
+                    dotted(path + (key,)),
+                    f"unknown {what} {key!r}{hint}",
+                )
         elif kind == "required":
             missing = error.message.split("'")[1] if "'" in error.message else error.message
             diagnostics.add(spec.where(path), dotted(path), f"missing required field {missing!r}")
@@ -111,27 +123,49 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
         elif kind == "const":
             diagnostics.add(spec.where(path), dotted(path), f"must be {error.validator_value!r}")
         elif kind == "type":
-            wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+            wanted = (
+                error.validator_value
+                if isinstance(error.validator_value, list)
+                else [error.validator_value]
+            )
             words = " or ".join(_TYPE_WORDS.get(w, w) for w in wanted)
             diagnostics.add(
-                spec.where(path), dotted(path), f"expected {words}, got {_type_name(error.instance)} ({error.instance!r})"
+                spec.where(path),
+                dotted(path),
+                f"expected {words}, got {_type_name(error.instance)} ({error.instance!r})",
             )
         elif kind == "pattern":
             diagnostics.add(
-                spec.where(path), dotted(path), f"{error.instance!r} {_pattern_help(error.validator_value)}"
+                spec.where(path),
+                dotted(path),
+                f"{error.instance!r} {_pattern_help(error.validator_value)}",
             )
         elif kind == "propertyNames":
             key = error.instance
             sub = error.context[0].validator_value if error.context else ""
             diagnostics.add(
-                spec.where(path + (key,)), dotted(path + (key,)), f"key {key!r} {_pattern_help(str(sub))}"
+                spec.where(path + (key,)),
+                dotted(path + (key,)),
+                f"key {key!r} {_pattern_help(str(sub))}",
             )
         elif kind in ("minimum", "exclusiveMinimum"):
-            diagnostics.add(spec.where(path), dotted(path), f"must be at least {error.validator_value}" if kind == "minimum" else f"must be greater than {error.validator_value}")
+            diagnostics.add(
+                spec.where(path),
+                dotted(path),
+                f"must be at least {error.validator_value}"
+                if kind == "minimum"
+                else f"must be greater than {error.validator_value}",
+            )
         elif kind == "minItems":
-            diagnostics.add(spec.where(path), dotted(path), f"must list at least {error.validator_value} item(s)")
+            diagnostics.add(
+                spec.where(path),
+                dotted(path),
+                f"must list at least {error.validator_value} item(s)",
+            )
         elif kind == "uniqueItems":
-            diagnostics.add(spec.where(path), dotted(path), "lists the same value twice; keep each value once")
+            diagnostics.add(
+                spec.where(path), dotted(path), "lists the same value twice; keep each value once"
+            )
         elif kind in ("minLength", "minProperties"):
             diagnostics.add(spec.where(path), dotted(path), "must not be empty")
         else:  # pragma: no cover - a schema keyword this table does not word yet
@@ -146,7 +180,9 @@ Report = Callable[[Path_, str], None]
 _RULES: list[Callable[[ResolvedSpec, Report], None]] = []
 
 
-def rule(function: Callable[[ResolvedSpec, Report], None]) -> Callable[[ResolvedSpec, Report], None]:
+def rule(
+    function: Callable[[ResolvedSpec, Report], None],
+) -> Callable[[ResolvedSpec, Report], None]:
     _RULES.append(function)
     return function
 
@@ -156,7 +192,12 @@ def _is_count(value: object) -> bool:
 
 
 def _is_power_of_two(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0 and value & (value - 1) == 0
+    return (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and value > 0
+        and value & (value - 1) == 0
+    )
 
 
 def _lineage_section(spec: ResolvedSpec, section: str) -> dict:
@@ -187,7 +228,8 @@ def _method_allowed_and_forbidden(spec: ResolvedSpec, report: Report) -> None:
         if instead is not None and instead not in methods:
             report(
                 here + ("use_instead",),
-                f"suggests {instead!r}, which this variant does not allow" + did_you_mean(instead, methods),
+                f"suggests {instead!r}, which this variant does not allow"
+                + did_you_mean(instead, methods),
             )
         if "message" not in forbid and _ancestor_method(spec, method) is None:
             report(
@@ -214,7 +256,10 @@ def _method_weights_declared(spec: ResolvedSpec, report: Report) -> None:
             report(
                 ("speculative", "methods", method, "weights"),
                 f"weight set {weights!r} is not declared under checkpoint.weight_sets"
-                + (did_you_mean(weights, sets) or f"; declared: {', '.join(sorted(sets)) or 'none'}"),
+                + (
+                    did_you_mean(weights, sets)
+                    or f"; declared: {', '.join(sorted(sets)) or 'none'}"
+                ),
             )
 
 
@@ -227,7 +272,11 @@ def _draft_architecture_registered(spec: ResolvedSpec, report: Report) -> None:
             continue
         here = ("speculative", "methods", method, "draft_architecture")
         if arch not in archs:
-            report(here, f"unknown architecture {arch!r}; declare it under `architectures`" + did_you_mean(arch, archs))
+            report(
+                here,
+                f"unknown architecture {arch!r}; declare it under `architectures`"
+                + did_you_mean(arch, archs),
+            )
         elif archs[arch].get("registry") != "speculative_decoding":
             report(
                 here,
@@ -244,11 +293,15 @@ def _signature_names_declared_weights(spec: ResolvedSpec, report: Report) -> Non
             if not any(w == item or w.startswith(item) for w in names):
                 report(
                     ("checkpoint", "weight_sets", name, "signature", i),
-                    f"{item!r} names no weight of this set (nor a prefix of one)" + did_you_mean(item, names),
+                    f"{item!r} names no weight of this set (nor a prefix of one)"
+                    + did_you_mean(item, names),
                 )
         overlap = sorted(set(body.get("required", [])) & set(body.get("optional", [])))
         if overlap:
-            report(("checkpoint", "weight_sets", name, "optional"), f"{', '.join(overlap)} listed as both required and optional")
+            report(
+                ("checkpoint", "weight_sets", name, "optional"),
+                f"{', '.join(overlap)} listed as both required and optional",
+            )
 
 
 @rule
@@ -256,7 +309,10 @@ def _block_sizes_powers_of_two(spec: ResolvedSpec, report: Report) -> None:
     for backend, body in spec.data.get("attention_backends", {}).items():
         sizes = body.get("kernel_block_sizes", {})
         lists = [(("default",), sizes.get("default", []))]
-        lists += [(("by_capability_family", f), v) for f, v in sizes.get("by_capability_family", {}).items()]
+        lists += [
+            (("by_capability_family", f), v)
+            for f, v in sizes.get("by_capability_family", {}).items()
+        ]
         for sub, values in lists:
             for i, value in enumerate(values):
                 if not _is_power_of_two(value):
@@ -274,12 +330,21 @@ def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
         here = ("attention_backends", backend)
         if body.get("kind", "indexer") == "sparse_mla":
             if parent is not None:
-                report(here + ("parent",), "a sparse_mla entry records a name and block sizes only; remove `parent`")
+                report(
+                    here + ("parent",),
+                    "a sparse_mla entry records a name and block sizes only; remove `parent`",
+                )
             if "kernel_block_sizes" not in body:
-                report(here, "a sparse_mla entry must state kernel_block_sizes: it has no parent to inherit them from")
+                report(
+                    here,
+                    "a sparse_mla entry must state kernel_block_sizes: it has no parent to inherit them from",
+                )
             continue
         if parent is None:
-            report(here, "missing required field 'parent' (another backend of the family, or an engine class with parent_module)")
+            report(
+                here,
+                "missing required field 'parent' (another backend of the family, or an engine class with parent_module)",
+            )
         elif parent not in backends and "parent_module" not in body:
             report(
                 here + ("parent",),
@@ -287,7 +352,10 @@ def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
                 "`parent_module` for an engine class" + did_you_mean(parent, backends),
             )
         elif parent in backends and "parent_module" in body:
-            report(here + ("parent_module",), f"{parent!r} is a backend of this family; drop `parent_module`")
+            report(
+                here + ("parent_module",),
+                f"{parent!r} is a backend of this family; drop `parent_module`",
+            )
         elif parent == backend:
             report(here + ("parent",), "a backend cannot be its own parent")
         if parent not in backends and "parent_module" in body and "kernel_block_sizes" not in body:
@@ -300,7 +368,10 @@ def _runner_architectures_known(spec: ResolvedSpec, report: Report) -> None:
     runner = spec.data.get("runner", {})
     for arch in runner.get("default_model_runner", {}):
         if arch not in archs:
-            report(("runner", "default_model_runner", arch), f"unknown architecture {arch!r}" + did_you_mean(arch, archs))
+            report(
+                ("runner", "default_model_runner", arch),
+                f"unknown architecture {arch!r}" + did_you_mean(arch, archs),
+            )
     for name, mode in runner.get("forbidden_modes", {}).items():
         for i, arch in enumerate(mode.get("architectures", [])):
             if arch not in archs:
@@ -309,7 +380,9 @@ def _runner_architectures_known(spec: ResolvedSpec, report: Report) -> None:
                     f"unknown architecture {arch!r}" + did_you_mean(arch, archs),
                 )
         if len(set(mode.get("cudagraph_modes", []))) != len(mode.get("cudagraph_modes", [])):
-            report(("runner", "forbidden_modes", name, "cudagraph_modes"), "lists the same mode twice")
+            report(
+                ("runner", "forbidden_modes", name, "cudagraph_modes"), "lists the same mode twice"
+            )
 
 
 @rule
@@ -320,20 +393,34 @@ def _kv_spec_types(spec: ResolvedSpec, report: Report) -> None:
         seen = {name}
         parent = body.get("parent")
         if parent is not None and parent not in types:
-            report(("kv_cache", "spec_types", name, "parent"), f"unknown KV spec type {parent!r}" + did_you_mean(parent, types))
+            report(
+                ("kv_cache", "spec_types", name, "parent"),
+                f"unknown KV spec type {parent!r}" + did_you_mean(parent, types),
+            )
             continue
         while parent is not None and parent in types:
             if parent in seen:
-                report(("kv_cache", "spec_types", name, "parent"), f"KV spec type hierarchy has a cycle through {parent!r}")
+                report(
+                    ("kv_cache", "spec_types", name, "parent"),
+                    f"KV spec type hierarchy has a cycle through {parent!r}",
+                )
                 break
             seen.add(parent)
             parent = types[parent].get("parent")
     for name, layout in kv.get("layouts", {}).items():
         spec_type = layout.get("spec_type")
         if types and spec_type not in types:
-            report(("kv_cache", "layouts", name, "spec_type"), f"unknown KV spec type {spec_type!r}" + did_you_mean(spec_type, types))
-        if "page_alignment" in layout and len(layout["page_alignment"]) != len(layout.get("bytes_per_token", [])):
-            report(("kv_cache", "layouts", name, "page_alignment"), "needs one alignment per bytes_per_token entry")
+            report(
+                ("kv_cache", "layouts", name, "spec_type"),
+                f"unknown KV spec type {spec_type!r}" + did_you_mean(spec_type, types),
+            )
+        if "page_alignment" in layout and len(layout["page_alignment"]) != len(
+            layout.get("bytes_per_token", [])
+        ):
+            report(
+                ("kv_cache", "layouts", name, "page_alignment"),
+                "needs one alignment per bytes_per_token entry",
+            )
 
 
 @rule
@@ -352,9 +439,15 @@ def _mx_format(spec: ResolvedSpec, report: Report) -> None:
             "otherwise identical)",
         )
     if not _is_power_of_two(fmt.get("block_size")):
-        report(here + ("block_size",), f"block size {fmt.get('block_size')!r} is not a positive power of two")
+        report(
+            here + ("block_size",),
+            f"block size {fmt.get('block_size')!r} is not a positive power of two",
+        )
     if fmt.get("value_dtype") == "float8_e4m3fn" and fmt.get("value_max") != E4M3_MAX:
-        report(here + ("value_max",), f"float8_e4m3fn's largest finite value is 448, not {fmt.get('value_max')!r}")
+        report(
+            here + ("value_max",),
+            f"float8_e4m3fn's largest finite value is 448, not {fmt.get('value_max')!r}",
+        )
     scale = fmt.get("scale", {})
     if scale.get("encoding") == "e8m0" and scale.get("bias") != 127:
         report(here + ("scale", "bias"), f"E8M0 has bias 127, not {scale.get('bias')!r}")
@@ -362,7 +455,9 @@ def _mx_format(spec: ResolvedSpec, report: Report) -> None:
     if isinstance(lo, int) and lo < 0:
         report(here + ("scale", "min"), "an E8M0 scale byte cannot be negative")
     if isinstance(hi, int) and hi >= E8M0_NAN:
-        report(here + ("scale", "max"), f"must be at most 254: the byte {E8M0_NAN} encodes NaN in E8M0")
+        report(
+            here + ("scale", "max"), f"must be at most 254: the byte {E8M0_NAN} encodes NaN in E8M0"
+        )
     if isinstance(lo, int) and isinstance(hi, int) and lo > hi:
         report(here + ("scale",), f"min ({lo}) is greater than max ({hi})")
     launch = fmt.get("launch", {})
@@ -375,7 +470,10 @@ def _mx_format(spec: ResolvedSpec, report: Report) -> None:
         )
     for key in ("block_m", "block_k", "num_warps"):
         if key in launch and not _is_power_of_two(launch[key]):
-            report(here + ("launch", key), f"{launch[key]!r} is not a power of two (Triton tiles need one)")
+            report(
+                here + ("launch", key),
+                f"{launch[key]!r} is not a power of two (Triton tiles need one)",
+            )
 
 
 _ITEMSIZE = {"uint8": 1, "float8_e4m3fn": 1, "bfloat16": 2}
@@ -389,7 +487,10 @@ def _rope_kv_insert(spec: ResolvedSpec, report: Report) -> None:
     here = ("kernels", "rope_kv_insert")
     head, nope, rope = kernel.get("head_dim"), kernel.get("nope_dim"), kernel.get("rope_dim")
     if nope + rope != head:
-        report(here + ("head_dim",), f"head_dim ({head}) must equal nope_dim ({nope}) + rope_dim ({rope})")
+        report(
+            here + ("head_dim",),
+            f"head_dim ({head}) must equal nope_dim ({nope}) + rope_dim ({rope})",
+        )
     if rope % 2:
         report(here + ("rope_dim",), f"rope_dim ({rope}) must be even: GPT-J RoPE rotates pairs")
     if kernel.get("threads_per_block") % 32:
@@ -423,7 +524,10 @@ def _check_cache_format(name: str, fmt: dict, kernel: dict, here: Path_, report:
     }[kind]
     dtype, want_fp8, want_bf16 = expected
     if fmt["cache_dtype"] != dtype:
-        report(here + ("cache_dtype",), f"a {kind} cache is stored as {dtype}, not {fmt['cache_dtype']}")
+        report(
+            here + ("cache_dtype",),
+            f"a {kind} cache is stored as {dtype}, not {fmt['cache_dtype']}",
+        )
     if (fp8, bf16) != (want_fp8, want_bf16):
         report(
             here,
@@ -440,13 +544,19 @@ def _check_cache_format(name: str, fmt: dict, kernel: dict, here: Path_, report:
         else:
             needed = fp8 // group
             if scale_bytes < needed:
-                report(here + ("scale_bytes",), f"{fp8} values in groups of {group} need {needed} scale bytes, not {scale_bytes}")
+                report(
+                    here + ("scale_bytes",),
+                    f"{fp8} values in groups of {group} need {needed} scale bytes, not {scale_bytes}",
+                )
         if fmt.get("layout") != "token_data_then_scales":
             report(here + ("layout",), "packed formats use layout token_data_then_scales")
     elif group or scale_bytes:
         report(here, f"a {kind} cache has no per-group scales; remove scale_group / scale_bytes")
     if kind == "fp8" and not fmt.get("per_tensor_scale"):
-        report(here + ("per_tensor_scale",), "a plain fp8 cache needs `per_tensor_scale: true` (one float32 scale)")
+        report(
+            here + ("per_tensor_scale",),
+            "a plain fp8 cache needs `per_tensor_scale: true` (one float32 scale)",
+        )
     width_bytes = fp8 + 2 * bf16 + scale_bytes
     if fmt["bytes_per_token"] != width_bytes:
         report(
@@ -475,7 +585,10 @@ def _compress_ratio_message_fields(spec: ResolvedSpec, report: Report) -> None:
     try:
         parts = list(string.Formatter().parse(message))
     except ValueError as error:
-        report(here, f"is not a valid message template ({error}); write a literal brace as '{{{{' or '}}}}'")
+        report(
+            here,
+            f"is not a valid message template ({error}); write a literal brace as '{{{{' or '}}}}'",
+        )
         return
     for _, name, spec_, conversion in parts:
         if name is None:
@@ -558,4 +671,3 @@ class _Inherited:
 
 def iter_rules() -> Iterator[str]:
     return (r.__name__.lstrip("_") for r in _RULES)
-

@@ -39,7 +39,9 @@ class Why:
 def _parse_target(target: str) -> tuple[Path, int]:
     path, _, line = target.rpartition(":")
     if not path or not line.isdigit() or int(line) < 1:
-        raise UsageError(f"expected GENERATED_FILE:LINE, got {target!r} (e.g. generated/deepseek_v4/backends.py:64)")
+        raise UsageError(
+            f"expected GENERATED_FILE:LINE, got {target!r} (e.g. generated/deepseek_v4/backends.py:64)"
+        )
     return Path(path), int(line)
 
 
@@ -85,7 +87,9 @@ def explain_line(target: str) -> Why:
     specs = _spec_paths(generated, text)
     field, location, comment_line = _trace(lines, number, specs, generated)
     rule, template = _rule_of(specs, generated)
-    return Why(str(generated), number, lines[number - 1], field, location, comment_line, rule, template)
+    return Why(
+        str(generated), number, lines[number - 1], field, location, comment_line, rule, template
+    )
 
 
 def _trace(lines: list[str], number: int, specs: list[Path], generated: Path):
@@ -137,7 +141,9 @@ def _locate_resolved(specs: list[Path], generated: Path, field: str) -> Location
         if name and (f"/{name}/" in generated.as_posix() or f"_{name}_" in generated.name):
             owner = spec
     if owner is None and resolved:
-        owner = min(resolved, key=lambda s: len(s.lineage))  # the root: where a shared section starts
+        owner = min(
+            resolved, key=lambda s: len(s.lineage)
+        )  # the root: where a shared section starts
     return owner.where(_field_path(field)) if owner else None
 
 

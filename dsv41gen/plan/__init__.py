@@ -60,13 +60,32 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
     registry_plan = registry.plan_registry(family, sources)
     spec_plan = speculative.plan_speculative(family, sources)
     files = [
-        _file(f"{package}/__init__.py", "python/package_init.py.j2", "registry", plan=registry_plan),
+        _file(
+            f"{package}/__init__.py", "python/package_init.py.j2", "registry", plan=registry_plan
+        ),
         _file(f"{package}/registry.py", "python/registry.py.j2", "registry", plan=registry_plan),
-        _file(f"{package}/_binding.py", "python/binding.py.j2", "binding", plan=binding.plan_binding(family, sources)),
-        _file(f"{package}/backends.py", "python/backends.py.j2", "backends", plan=backends.plan_backends(family, sources)),
+        _file(
+            f"{package}/_binding.py",
+            "python/binding.py.j2",
+            "binding",
+            plan=binding.plan_binding(family, sources),
+        ),
+        _file(
+            f"{package}/backends.py",
+            "python/backends.py.j2",
+            "backends",
+            plan=backends.plan_backends(family, sources),
+        ),
         _file(f"{package}/dispatch.py", "python/dispatch.py.j2", "dispatch", plan=spec_plan),
-        _file(f"{package}/speculative.py", "python/speculative.py.j2", "speculative", plan=spec_plan),
-        _file(f"{package}/runner.py", "python/runner.py.j2", "runner", plan=runner.plan_runner(family, sources)),
+        _file(
+            f"{package}/speculative.py", "python/speculative.py.j2", "speculative", plan=spec_plan
+        ),
+        _file(
+            f"{package}/runner.py",
+            "python/runner.py.j2",
+            "runner",
+            plan=runner.plan_runner(family, sources),
+        ),
         _file(
             f"{package}/checkpoint.py",
             "python/checkpoint.py.j2",
@@ -76,7 +95,9 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
     ]
     kv_plan = kv_cache.plan_kv_cache(family, sources)
     if kv_plan is not None:
-        files.append(_file(f"{package}/kv_cache.py", "python/kv_cache.py.j2", "kv_cache", plan=kv_plan))
+        files.append(
+            _file(f"{package}/kv_cache.py", "python/kv_cache.py.j2", "kv_cache", plan=kv_plan)
+        )
     files += _test_files(family, sources, package, spec_plan)
     files += _kernel_files(family, sources, package)
     files.sort(key=lambda f: f.path)
@@ -101,7 +122,9 @@ def _planned(planner, args: tuple, sources: SourceMap, variant: str, *path: str)
     except ValueError as error:
         from ..errors import Diagnostic
 
-        raise SpecError([Diagnostic(sources.location(variant, *path), ".".join(path), str(error))]) from error
+        raise SpecError(
+            [Diagnostic(sources.location(variant, *path), ".".join(path), str(error))]
+        ) from error
 
 
 def _kernel_files(family: Family, sources: SourceMap, package: str) -> list[OutputFile]:
@@ -115,13 +138,24 @@ def _kernel_files(family: Family, sources: SourceMap, package: str) -> list[Outp
         plan = _planned(plan_mxfp8, (fmt, module), sources, variant, "quantization", "mxfp8")
         files.append(_file(f"{package}/{module}.py", "triton/mxfp8.py.j2", "mxfp8", plan=plan))
         files.append(
-            _file(f"{package}/{plan.reference_module_name}.py", "triton/mxfp8_reference.py.j2", "mxfp8", plan=plan)
+            _file(
+                f"{package}/{plan.reference_module_name}.py",
+                "triton/mxfp8_reference.py.j2",
+                "mxfp8",
+                plan=plan,
+            )
         )
     for variant, kernel in _distinct(family, lambda v: v.rope_kv_insert):
-        plan = _planned(plan_rope_kv, (kernel, variant), sources, variant, "kernels", "rope_kv_insert")
+        plan = _planned(
+            plan_rope_kv, (kernel, variant), sources, variant, "kernels", "rope_kv_insert"
+        )
         for source in plan.sources:
-            unit = next((u for u in plan.units if u.num_heads_q_padded == source.num_heads_q_padded), None)
-            files.append(_file(f"{package}/{source.path}", source.template, "rope_kv", plan=plan, unit=unit))
+            unit = next(
+                (u for u in plan.units if u.num_heads_q_padded == source.num_heads_q_padded), None
+            )
+            files.append(
+                _file(f"{package}/{source.path}", source.template, "rope_kv", plan=plan, unit=unit)
+            )
     return files
 
 

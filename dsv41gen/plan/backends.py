@@ -16,7 +16,9 @@ from .sources import SourceMap
 
 @dataclass(frozen=True)
 class BlockSizesPlan:
-    by_family: tuple[tuple[int, tuple[int, ...]], ...]  # (family number, sizes), only where != default
+    by_family: tuple[
+        tuple[int, tuple[int, ...]], ...
+    ]  # (family number, sizes), only where != default
     default: tuple[int, ...]
     note: str | None
     source: str
@@ -55,7 +57,9 @@ class BackendsPlan:
 
 def _block_sizes(sizes: KernelBlockSizes, source: str) -> BlockSizesPlan:
     by_family = tuple(
-        (int(family.value[2:]), values) for family, values in sizes.by_family if values != sizes.default
+        (int(family.value[2:]), values)
+        for family, values in sizes.by_family
+        if values != sizes.default
     )
     return BlockSizesPlan(by_family, sizes.default, sizes.note, source)
 
@@ -107,7 +111,9 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
                 SparseMlaPlan(
                     backend.name,
                     variant,
-                    _block_sizes(backend.kernel_block_sizes, ref(variant, *here, "kernel_block_sizes")),
+                    _block_sizes(
+                        backend.kernel_block_sizes, ref(variant, *here, "kernel_block_sizes")
+                    ),
                 )
             )
             continue
@@ -127,7 +133,9 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
             and backend.supports_device_cpu_query_lens_mismatch_on_rocm
             else None
         )
-        layouts = backend.supported_kv_cache_layouts if overrides("supported_kv_cache_layouts") else None
+        layouts = (
+            backend.supported_kv_cache_layouts if overrides("supported_kv_cache_layouts") else None
+        )
         inherited = tuple(
             label
             for label, present in (
@@ -147,7 +155,9 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
                 block_sizes=block,
                 rocm_query_lens_mismatch=rocm,
                 kv_cache_layouts=layouts,
-                kv_cache_layouts_source=ref(variant, *here, "supported_kv_cache_layouts") if layouts else None,
+                kv_cache_layouts_source=ref(variant, *here, "supported_kv_cache_layouts")
+                if layouts
+                else None,
                 inherited=inherited,
             )
         )

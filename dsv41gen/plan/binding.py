@@ -56,7 +56,12 @@ def kv_types(family: Family) -> tuple[KvSpecType, ...]:
 
 def plan_binding(family: Family, sources) -> BindingPlan:
     layouts = sorted(
-        {name for v in family.variants for b in v.backends for name in (b.supported_kv_cache_layouts or ())}
+        {
+            name
+            for v in family.variants
+            for b in v.backends
+            for name in (b.supported_kv_cache_layouts or ())
+        }
     )
     imports = [engine.MODEL_REGISTRY, engine.CURRENT_PLATFORM, engine.CUDA_GRAPH_MODE]
     if layouts:

@@ -139,8 +139,14 @@ def plan_sites(family: Family, sources: SourceMap) -> tuple[Site, ...]:
             lambda v, base=base: base + ("tokens_per_round", "sources"),
         )
         for attribute, question in (
-            ("reuses_target_kv_layout", f"Whether {m} draft layers share the target's KV-cache layout"),
-            ("inherits_target_quantization", f"Whether a {m} draft inherits the target's quantization"),
+            (
+                "reuses_target_kv_layout",
+                f"Whether {m} draft layers share the target's KV-cache layout",
+            ),
+            (
+                "inherits_target_quantization",
+                f"Whether a {m} draft inherits the target's quantization",
+            ),
             ("adaptive_verification", f"Whether adaptive verification is supported with {m}"),
         ):
             add(

@@ -39,7 +39,9 @@ def plan_kv_cache(family: Family, sources: SourceMap) -> KvPlan | None:
     types = kv_types(family)
     if not types:
         return None
-    owner = next(v for v in reversed(family.variants) if v.kv_cache is not None and v.kv_cache.spec_types)
+    owner = next(
+        v for v in reversed(family.variants) if v.kv_cache is not None and v.kv_cache.spec_types
+    )
     checks = tuple(
         CompressRatioCheck(
             v.model_type,

@@ -44,7 +44,13 @@ def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:
     tables = []
     for table in RegistryTable:
         entries = tuple(
-            RegistryEntry(arch.name, arch.module, arch.class_name, v.name, sources.ref(v.name, "architectures", arch.name))
+            RegistryEntry(
+                arch.name,
+                arch.module,
+                arch.class_name,
+                v.name,
+                sources.ref(v.name, "architectures", arch.name),
+            )
             for v in family.variants
             for arch in v.architectures
             if arch.registry is table

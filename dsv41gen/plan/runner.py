@@ -52,17 +52,30 @@ def plan_runner(family: Family, sources: SourceMap) -> RunnerPlan:
     forbidden: dict[tuple, ForbiddenModePlan] = {}
     for variant in family.variants:
         for arch, runner in variant.runner.default_model_runner:
-            defaults.setdefault(arch, (runner.value, sources.ref(variant.name, "runner", "default_model_runner", arch)))
+            defaults.setdefault(
+                arch,
+                (runner.value, sources.ref(variant.name, "runner", "default_model_runner", arch)),
+            )
         for mode in variant.runner.forbidden_modes:
-            key = (mode.name, mode.architectures, mode.model_runner, mode.cudagraph_modes, mode.message)
+            key = (
+                mode.name,
+                mode.architectures,
+                mode.model_runner,
+                mode.cudagraph_modes,
+                mode.message,
+            )
             if key not in forbidden:  # inherited unchanged by a child: one check serves both
                 forbidden[key] = _forbidden_plan(
                     mode, sources.ref(variant.name, "runner", "forbidden_modes", mode.name)
                 )
     return RunnerPlan(
         family=family.name,
-        v2_default_architectures=tuple((a, s) for a, (r, s) in sorted(defaults.items()) if r == "v2"),
-        v1_default_architectures=tuple((a, s) for a, (r, s) in sorted(defaults.items()) if r == "v1"),
+        v2_default_architectures=tuple(
+            (a, s) for a, (r, s) in sorted(defaults.items()) if r == "v2"
+        ),
+        v1_default_architectures=tuple(
+            (a, s) for a, (r, s) in sorted(defaults.items()) if r == "v1"
+        ),
         forbidden=tuple(forbidden.values()),
         all_architectures=tuple(a.name for v in family.variants for a in v.architectures),
     )

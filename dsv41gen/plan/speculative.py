@@ -67,7 +67,9 @@ def forbidden_message(variant: Variant, forbidden: ForbiddenMethod) -> str:
     instead = variant.method(forbidden.use_instead)
     assert old is not None and instead is not None  # validation guarantees both
     shipped = instead.weights.required + instead.weights.optional
-    missing = [name for name in old.weights.signature if not any(_matches(w, name) for w in shipped)]
+    missing = [
+        name for name in old.weights.signature if not any(_matches(w, name) for w in shipped)
+    ]
     return (
         f"{variant.display_name} has no {old.label} draft: its checkpoints ship {instead.label} "
         f"stages under {instead.weights.stage_glob} ({'/'.join(instead.weights.signature)}) and carry "
@@ -85,7 +87,9 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
             if found is None:
                 continue
             rule = found.num_speculative_tokens
-            groups.setdefault((rule.divisibility, rule.maximum, rule.warn_above, found.label), []).append(variant)
+            groups.setdefault(
+                (rule.divisibility, rule.maximum, rule.warn_above, found.label), []
+            ).append(variant)
         rules = tuple(
             TokenRuleGroup(
                 model_type_test([v.model_type for v in members]),
@@ -94,12 +98,16 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
                 warn_above,
                 label,
                 tuple(
-                    sources.ref(v.name, "speculative", "methods", method.value, "num_speculative_tokens")
+                    sources.ref(
+                        v.name, "speculative", "methods", method.value, "num_speculative_tokens"
+                    )
                     for v in members
                 ),
             )
             for (divisibility, maximum, warn_above, label), members in groups.items()
-            if divisibility is not Divisibility.NONE or maximum is not None or warn_above is not None
+            if divisibility is not Divisibility.NONE
+            or maximum is not None
+            or warn_above is not None
         )
         labels = [v.method(method).label for v in family.variants if v.method(method) is not None]
         methods.append(
@@ -107,7 +115,9 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
                 method.value,
                 labels[-1],
                 rules,
-                all(v.method(method).draft_architecture for v in family.variants if v.method(method)),
+                all(
+                    v.method(method).draft_architecture for v in family.variants if v.method(method)
+                ),
             )
         )
     adaptive = sorted(
@@ -128,13 +138,21 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
         family=family.name,
         display_names=tuple((v.model_type, v.display_name) for v in family.variants),
         family_methods=tuple(m.value for m in family_methods(family)),
-        allowed=tuple((v.model_type, tuple(m.method.value for m in v.methods)) for v in family.variants),
+        allowed=tuple(
+            (v.model_type, tuple(m.method.value for m in v.methods)) for v in family.variants
+        ),
         forbidden=forbidden,
         methods=tuple(methods),
-        adaptive_message=f"Adaptive verification only supported with {' or '.join(adaptive)}" if adaptive else "",
+        adaptive_message=f"Adaptive verification only supported with {' or '.join(adaptive)}"
+        if adaptive
+        else "",
         adaptive_methods=tuple(
-            m.value for m in family_methods(family) if any(s.name == f"{m.value}_adaptive_verification" for s in sites)
+            m.value
+            for m in family_methods(family)
+            if any(s.name == f"{m.value}_adaptive_verification" for s in sites)
         ),
-        some_drafts_lack_architecture=not all(m.every_variant_names_an_architecture for m in methods),
+        some_drafts_lack_architecture=not all(
+            m.every_variant_names_an_architecture for m in methods
+        ),
         sites=sites,
     )

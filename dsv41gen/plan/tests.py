@@ -43,7 +43,9 @@ class BackendTests:
     sparse_cases: tuple[tuple[str, int | None, list[int]], ...]
 
 
-def _sizes_on(backend: AttentionBackend, by_key: dict[str, AttentionBackend], family: int | None) -> list[int]:
+def _sizes_on(
+    backend: AttentionBackend, by_key: dict[str, AttentionBackend], family: int | None
+) -> list[int]:
     """The block sizes a device of ``family`` gets, following inheritance as the classes do."""
     sizes = effective_field(backend.key, "kernel_block_sizes", by_key)
     for fam, values in sizes.by_family:
@@ -83,7 +85,8 @@ def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
         layouts=tuple(
             (key, effective_field(key, "supported_kv_cache_layouts", by_key))
             for key, b in by_key.items()
-            if b.kind is not BackendKind.SPARSE_MLA and effective_field(key, "supported_kv_cache_layouts", by_key)
+            if b.kind is not BackendKind.SPARSE_MLA
+            and effective_field(key, "supported_kv_cache_layouts", by_key)
         ),
         sparse_cases=tuple(sparse),
     )
@@ -108,7 +111,9 @@ class SpeculativeTests:
 
 def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests:
     forbidden = tuple((f.model_type, f.method, f.message) for f in plan.forbidden)
-    allowed, not_wired, per_round, defaults, reject, allow, warn, overrides, adaptive = ([] for _ in range(9))
+    allowed, not_wired, per_round, defaults, reject, allow, warn, overrides, adaptive = (
+        [] for _ in range(9)
+    )
     forbidden_pairs = {(f.model_type, f.method) for f in plan.forbidden}
     for variant in family.variants:
         mt = variant.model_type
@@ -132,7 +137,10 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
             rule = found.num_speculative_tokens
             message = f"num_speculative_tokens:{{}} must be divisible by n_predict={PER_ROUND}"
             if rule.divisibility.value == "when_above_tokens_per_round":
-                reject += [(mt, method, config, n, message.format(n)) for n in (PER_ROUND + 1, PER_ROUND + 2)]
+                reject += [
+                    (mt, method, config, n, message.format(n))
+                    for n in (PER_ROUND + 1, PER_ROUND + 2)
+                ]
                 allow += [(mt, method, config, n) for n in (1, PER_ROUND, 2 * PER_ROUND)]
             elif rule.divisibility.value == "always":
                 reject += [(mt, method, config, n, message.format(n)) for n in (1, PER_ROUND + 1)]
@@ -143,7 +151,15 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
                 # with one token per round every count is divisible: only the maximum decides
                 single = {sources[0]: 1}
                 over = rule.maximum + 1
-                reject.append((mt, method, single, over, f"num_speculative_tokens:{over} is above the maximum"))
+                reject.append(
+                    (
+                        mt,
+                        method,
+                        single,
+                        over,
+                        f"num_speculative_tokens:{over} is above the maximum",
+                    )
+                )
                 allow.append((mt, method, single, rule.maximum))
             if rule.warn_above is not None:
                 warn_config = {sources[0]: 1}
@@ -194,7 +210,9 @@ class RunnerTests:
 def runner_tests(plan: RunnerPlan) -> RunnerTests:
     reject, allow = [], []
     for f in plan.forbidden:
-        others = [a for a in plan.all_architectures if a not in f.architectures] + [FOREIGN_ARCHITECTURE]
+        others = [a for a in plan.all_architectures if a not in f.architectures] + [
+            FOREIGN_ARCHITECTURE
+        ]
         for arch in f.architectures:
             reject += [(f.use_v2_model_runner, arch, mode, f.message) for mode in f.mode_names]
             allow += [(not f.use_v2_model_runner, arch, mode) for mode in f.mode_names]
@@ -233,7 +251,8 @@ def kv_tests(family: Family, plan: KvPlan) -> KvTests:
         return StateLike.NEVER
 
     cases = tuple(
-        (name, state_like(name) is not StateLike.NEVER, state_like(name) is StateLike.ALWAYS) for name in types
+        (name, state_like(name) is not StateLike.NEVER, state_like(name) is StateLike.ALWAYS)
+        for name in types
     )
     allow, reject = [], []
     for variant in family.variants:

@@ -20,7 +20,13 @@ from corehelpers import V4, V41, edit, expand
 CASES = [
     (
         "child_changes_inherited_backend_in_place",
-        [(V41, "  DeepseekV4IndexerBackend: !delete\n", "  DeepseekV4IndexerBackend:\n    kernel_block_sizes:\n      default: [512]\n")],
+        [
+            (
+                V41,
+                "  DeepseekV4IndexerBackend: !delete\n",
+                "  DeepseekV4IndexerBackend:\n    kernel_block_sizes:\n      default: [512]\n",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@DeepseekV4IndexerBackend:@:3: attention_backends.DeepseekV4IndexerBackend: changes the backend DeepseekV4IndexerBackend that specs/deepseek_v4.yaml defines; a backend class has one definition per family: declare a subclass (`parent: DeepseekV4IndexerBackend`) with the change, and `DeepseekV4IndexerBackend: !delete` here if this variant no longer uses it
 """,
