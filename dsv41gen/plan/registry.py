@@ -39,6 +39,12 @@ class RegistryPlan:
     tables: tuple[RegistryTablePlan, ...]
     target_tables: tuple[str, ...]
 
+    @property
+    def target_entries(self) -> tuple[RegistryEntry, ...]:
+        """The entries register() registers, in the order it registers them."""
+        by_name = {t.name: t for t in self.tables}
+        return tuple(e for name in self.target_tables for e in by_name[name].entries)
+
 
 def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:
     tables = []
