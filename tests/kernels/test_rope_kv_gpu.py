@@ -250,9 +250,9 @@ def test_both_grids_write_the_same_bytes(
 @pytest.mark.parametrize("scale", (0.37, 3.0e-3, 2.0**-32, 2.0**32, 1.0e-12, 7.0e11, 1.0e-40))
 @pytest.mark.parametrize("heads", (0, 16))
 def test_fp8_per_tensor_division_matches_ieee(ops, rope_kv_references, scale, heads):
-    """The fp8 format's x / scale (reciprocal + two remainder corrections, or double for a scale
-    outside [2^-32, 2^32]) against IEEE division, on kv rows spanning 2^-140 .. 2^125 with
-    signed zeros, at scales on both sides of the fast path's range (quotients from 0 to inf)."""
+    """The fp8 format's x / scale (x * RN64(1 / scale) in double, rounded to float) against IEEE
+    division, on kv rows spanning 2^-140 .. 2^125 with signed zeros, at scales from a float
+    subnormal to 7e11 (quotients from 0 to inf)."""
     case = Case(rope_kv_references[V41], "fp8", torch.bfloat16, 4099, heads, True, seed=11)
     g = torch.Generator("cuda").manual_seed(5)
     kv = torch.randn(case.kv.shape, device="cuda", generator=g)
