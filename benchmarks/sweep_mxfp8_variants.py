@@ -24,7 +24,12 @@ import triton.testing
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
-from bench_mxfp8 import copy_bandwidth, load_modules, warm_up_gpu  # noqa: E402
+from bench_mxfp8 import (  # noqa: E402
+    COPY_BYTES_EACH_WAY,
+    copy_bandwidth,
+    load_modules,
+    warm_up_gpu,
+)
 
 SHAPES = [(16384, 7168), (65536, 4096)]
 LAUNCHES = [(8, 1024, 4), (8, 1024, 8), (16, 1024, 8), (4, 1024, 4), (4, 2048, 4)]
@@ -152,7 +157,9 @@ def main() -> None:
             assert name == "base" or patched != src, name
             mods[name] = load_variant(tmp, name, patched)
         warm_up_gpu()
-        copy = copy_bandwidth()
+        src = torch.empty(COPY_BYTES_EACH_WAY, dtype=torch.uint8, device="cuda").random_()
+        copy = copy_bandwidth(src, torch.empty_like(src), 2 * COPY_BYTES_EACH_WAY)
+        del src
         print(f"device copy {copy['tb_s']:.3f} TB/s")
         xs = {s: torch.randn(*s, device="cuda", dtype=torch.bfloat16) for s in SHAPES}
         for name, mx in mods.items():
