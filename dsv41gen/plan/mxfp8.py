@@ -282,7 +282,11 @@ def plan_mxfp8(
             _hex((round_shift << FP32_MANT_BITS) | (1 << (FP32_MANT_BITS - 1))),
             f"{src_vd}: magic = 1.5 * 2^(e + 23 - mantissa bits), ulp = grid step at 2^e",
         ),
-        Constant("VALUE_MAG_MASK", _hex(value_sign - 1), f"{src_vd}: a code without its sign"),
+        Constant(
+            "VALUE_MAX",
+            _float_literal(fmt.value_max),
+            f"{sec}.value_max: every finite code widens to |v| <= this",
+        ),
         Constant("VALUE_NAN", _hex(value_nan), f"{src_vd}: the NaN code (no infinities)"),
         Constant("FP32_BIAS", str(FP32_BIAS), "fp32 format"),
         Constant("FP32_QNAN_BITS", _hex(0x7FC00000), "fp32 format: the quiet NaN torch produces"),
