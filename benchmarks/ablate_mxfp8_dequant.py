@@ -1,0 +1,163 @@
+"""Where dequantize's time goes: time the generated dequantize kernel with parts of its exact
+arithmetic removed (H200 diagnosis aid; the removals are wrong on purpose and never shipped).
+
+    python benchmarks/ablate_mxfp8_dequant.py --json out.json
+
+Variants of the rendered module (textual patches, failing loudly when the template moves on):
+  base             the generated kernel
+  no_scale_load    scale bytes not loaded (a runtime constant 127 instead)
+  no_nan           no NaN select (NaN codes and NaN scale bytes not mapped to NaN)
+  no_round         bf16 narrowing by truncation instead of round-to-nearest-even
+  no_nan_no_round  both
+  all_three        all three
+Also a u8 -> i16 move kernel of the same tile (the memory floor: same bytes, no arithmetic) and
+the device copy of the same byte count. Timing: do_bench median (L2 flushed, launch included),
+median of three rounds, like bench_mxfp8.py; bytes = 2MK + MK + MK/32.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import functools
+import importlib.util
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+import triton
+import triton.language as tl
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+from bench_mxfp8 import bench, copy_bandwidth, load_modules, warm_up_gpu  # noqa: E402
+
+SHAPES = [(16384, 7168), (65536, 4096)]
+LAUNCHES = [(8, 1024, 4), (4, 1024, 4)]
+LOAD_SCALES = "    sb = tl.load(scale_ptrs, mask=scale_mask, other=0).to(tl.int32)\n"
+NAN_SELECT = "    out_bits = tl.where(nan, FP32_QNAN_BITS, value.to(tl.int32, bitcast=True))\n"
+BF16_ROUND = (
+    "        rounded = (bits + BF16_ROUND_HALF + ((bits >> BF16_SHIFT) & 1)) >> BF16_SHIFT\n"
+)
+REMOVALS = {
+    # scale_cols // 4096 is 0 at these shapes but unknown to the compiler, so nothing folds
+    "no_scale_load": (
+        LOAD_SCALES,
+        "    sb = tl.zeros([BLOCK_M, NUM_BLOCKS], dtype=tl.int32) + (scale_cols // 4096 + 127)\n",
+    ),
+    "no_nan": (NAN_SELECT, "    out_bits = value.to(tl.int32, bitcast=True)\n"),
+    "no_round": (BF16_ROUND, "        rounded = bits >> BF16_SHIFT\n"),
+}
+VARIANTS = {
+    "base": (),
+    "no_scale_load": ("no_scale_load",),
+    "no_nan": ("no_nan",),
+    "no_round": ("no_round",),
+    "no_nan_no_round": ("no_nan", "no_round"),
+    "all_three": ("no_scale_load", "no_nan", "no_round"),
+}
+
+
+@triton.jit
+def _widen_move(src, dst, M, K, BLOCK_M: tl.constexpr, BLOCK_K: tl.constexpr):
+    rows = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tl.program_id(0) * BLOCK_K + tl.arange(0, BLOCK_K)
+    mask = (rows[:, None] < M) & (cols[None, :] < K)
+    offsets = rows.to(tl.int64)[:, None] * K + cols[None, :]
+    tl.store(dst + offsets, tl.load(src + offsets, mask=mask).to(tl.int16), mask=mask)
+
+
+def patched(src: str, removals: tuple[str, ...]) -> str:
+    for name in removals:
+        old, new = REMOVALS[name]
+        if src.count(old) != 1:
+            raise SystemExit(f"ablation anchor for {name} not found once in the rendered kernels")
+        src = src.replace(old, new)
+    return src
+
+
+def load(tmp: Path, name: str, src: str):
+    path = tmp / f"mxfp8_ablation_{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[path.stem] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def time_shape(mods: dict, base, m: int, k: int, copy: dict) -> list[dict]:
+    nbytes = 2 * m * k + m * k + m * k // 32
+    x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    xq, s = base.quantize(x)
+    out = torch.empty(m, k, device="cuda", dtype=torch.int16)
+    rows = []
+    for bm, bk, nw in LAUNCHES:
+        tiles = {"block_m": bm, "block_k": bk, "num_warps": nw}
+        timed = {
+            name: bench(functools.partial(mx.dequantize, xq, s, **tiles))
+            for name, mx in mods.items()
+        }
+        grid = (triton.cdiv(k, bk), triton.cdiv(m, bm))
+        move = _widen_move[grid]
+        timed["u8_to_i16_move"] = bench(
+            functools.partial(
+                move, xq.view(torch.uint8), out, m, k, BLOCK_M=bm, BLOCK_K=bk, num_warps=nw
+            )
+        )
+        for name, us in timed.items():
+            moved = 3 * m * k if name == "u8_to_i16_move" else nbytes
+            tb_s = moved / us / 1e6
+            pct = 100 * tb_s / copy["tb_s"]
+            rows.append(
+                {
+                    "m": m,
+                    "k": k,
+                    **tiles,
+                    "variant": name,
+                    "us": us,
+                    "tb_s": tb_s,
+                    "pct_copy_same_bytes": pct,
+                }
+            )
+            print(f"{m}x{k} {bm}x{bk} w{nw} {name:16} {us:8.1f} us {tb_s:.3f} TB/s {pct:5.1f}%")
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--json", required=True)
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        _, base, _ = load_modules(tmp)
+        src = Path(base.__file__).read_text()
+        mods = {name: load(tmp, name, patched(src, r)) for name, r in VARIANTS.items()}
+        warm_up_gpu()
+        copy_src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda").random_()
+        copy_dst = torch.empty_like(copy_src)
+        for m, k in SHAPES:
+            nbytes = 2 * m * k + m * k + m * k // 32
+            copy = copy_bandwidth(copy_src, copy_dst, nbytes)
+            rows += time_shape(mods, base, m, k, copy)
+            rows.append({"m": m, "k": k, "variant": "device_copy_same_bytes", **copy})
+            torch.cuda.empty_cache()
+    result = {
+        "benchmark": "mxfp8 dequantize ablation (parts of the exact arithmetic removed)",
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "gpu": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "cuda": torch.version.cuda,
+        "variants": {name: list(r) for name, r in VARIANTS.items()},
+        "rows": rows,
+    }
+    Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
