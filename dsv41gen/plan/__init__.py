@@ -150,6 +150,11 @@ def _kernel_files(family: Family, sources: SourceMap, package: str) -> list[Outp
             plan_rope_kv, (kernel, variant), sources, variant, "kernels", "rope_kv_insert"
         )
         for source in plan.sources:
+            if source.shared:
+                # one copy per family: it is rendered without any variant's plan
+                if not any(f.path == f"{package}/{source.path}" for f in files):
+                    files.append(_file(f"{package}/{source.path}", source.template, "rope_kv"))
+                continue
             unit = next(
                 (u for u in plan.units if u.num_heads_q_padded == source.num_heads_q_padded), None
             )

@@ -192,6 +192,9 @@ class SourceFile:
     template: str
     path: str  # relative to the variant's output root
     num_heads_q_padded: int  # instantiation units only; -1 otherwise
+    # True: the same text for every variant of the family (rendered without the plan, which is
+    # what guarantees it), written once at a path outside the variant's csrc directory
+    shared: bool = False
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,7 @@ class RopeKvPlan:
     # spec: threads_per_block, num_token_cutoff, grid_rule, fp8_max
     threads_per_block: int
     warps_per_block: int
+    kv_only_threads_per_sm: int  # the threads per multiprocessor the KV-only kernel is sized for
     kv_only_blocks_per_sm: int  # __launch_bounds__ min blocks of the KV-only instantiations
     num_token_cutoff: int
     grid_rule: str
@@ -837,6 +841,7 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
     cache_checks = (*cache_checks, _kv_mxfp8_check(caches, variant_name))
     csrc_dir = f"csrc/{variant_name}"
     sources = (
+        SourceFile("cuda/rope_kv_core.cuh.j2", "csrc/rope_kv_core.cuh", -1, shared=True),
         SourceFile("cuda/rope_kv_common.h.j2", f"{csrc_dir}/rope_kv_common.h", -1),
         SourceFile("cuda/rope_kv_kernel.cuh.j2", f"{csrc_dir}/rope_kv_kernel.cuh", -1),
         SourceFile("cuda/rope_kv_dispatch.cu.j2", f"{csrc_dir}/rope_kv_dispatch.cu", -1),
@@ -866,6 +871,7 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
         cos_sin_layout=kernel.cos_sin_layout.value,
         threads_per_block=kernel.threads_per_block,
         warps_per_block=kernel.threads_per_block // LANES_PER_WARP,
+        kv_only_threads_per_sm=KV_ONLY_THREADS_PER_SM,
         kv_only_blocks_per_sm=max(1, KV_ONLY_THREADS_PER_SM // kernel.threads_per_block),
         num_token_cutoff=cutoff,
         grid_rule=kernel.grid_rule.value,
@@ -939,6 +945,9 @@ def render_rope_kv(plan: RopeKvPlan) -> dict[str, str]:
 
     out = {}
     for src in plan.sources:
+        if src.shared:
+            out[src.path] = render(src.template)
+            continue
         unit = next((u for u in plan.units if u.num_heads_q_padded == src.num_heads_q_padded), None)
         out[src.path] = render(src.template, plan=plan, unit=unit)
     return out

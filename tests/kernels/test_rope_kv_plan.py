@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 import subprocess
 import sys
@@ -52,6 +53,37 @@ def test_grid_rule_and_constants_reach_the_kernel(rope_kv_plans):
     assert "constexpr int kNumTokenCutoff = 1024;" in common
     assert "constexpr int kThreadsPerBlock = 256;" in common
     assert (plan.fp8_max_exponent, plan.fp8_max_mantissa_field) == (8, 0x600000)  # 1.75 * 2^8
+
+
+def test_kernels_are_one_copy_shared_by_the_variants(rope_kv_plans):
+    """The kernels and launcher live in csrc/rope_kv_core.cuh, identical for V4 and V4.1 (it is
+    rendered without a plan); each variant's header declares its own constants, cache traits and
+    grid rule, then expands the core in its namespace."""
+    v4, v41 = (render_rope_kv(rope_kv_plans[v]) for v in (V4, V41))
+    core = "csrc/rope_kv_core.cuh"
+    assert v4[core] == v41[core]
+    assert "__global__ void __launch_bounds__(kThreadsPerBlock)" in v4[core]
+    # no namespace of its own and no includes: it expands inside a variant's namespace
+    assert not re.search(r"^\s*(namespace\s+\w|#include)", v4[core], re.MULTILINE)
+    for variant, text in ((V4, v4), (V41, v41)):
+        header = text[f"csrc/{variant}/rope_kv_kernel.cuh"]
+        assert header.index("struct CacheTraits<CacheKind::kBf16>") < header.index(
+            '#include "../rope_kv_core.cuh"'
+        )
+        assert f"namespace dsv41gen_{variant}::rope_kv {{" in header
+    assert "CacheKind::kMxfp8" in v41[f"csrc/{V41}/rope_kv_kernel.cuh"]
+    assert "CacheKind::kMxfp8" not in v4[f"csrc/{V4}/rope_kv_kernel.cuh"]
+
+
+def test_the_family_writes_the_core_once(tmp_path):
+    from pathlib import Path
+
+    from dsv41gen.cli import build_texts
+
+    spec = Path(__file__).resolve().parents[2] / "specs" / "deepseek_v41.yaml"
+    (result,) = build_texts((spec,), tmp_path)
+    cores = [path for path in result.files if path.endswith("rope_kv_core.cuh")]
+    assert cores == ["deepseek_v4/csrc/rope_kv_core.cuh"]
 
 
 def test_bindings_schemas_and_checks(rope_kv_plans):
