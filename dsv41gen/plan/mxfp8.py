@@ -239,8 +239,15 @@ def plan_mxfp8(
 
     sec = f"quantization.{fmt.name}"
     src_vd = f"{sec}.value_dtype"
+    # spec values both the kernels and the reference print
+    block_size = Constant("BLOCK_SIZE", str(fmt.block_size), f"{sec}.block_size")
+    value_max = Constant("VALUE_MAX", _float_literal(fmt.value_max), f"{sec}.value_max")
+    scale_bias = Constant("SCALE_BIAS", str(fmt.scale_bias), f"{sec}.scale.bias")
+    scale_min = Constant("SCALE_MIN", str(fmt.scale_min), f"{sec}.scale.min")
+    scale_max = Constant("SCALE_MAX", str(fmt.scale_max), f"{sec}.scale.max")
+    scale_nan = Constant("SCALE_NAN", str(e8m0_nan), f"{sec}.scale.encoding: the E8M0 NaN code")
     c = [
-        Constant("BLOCK_SIZE", str(fmt.block_size), f"{sec}.block_size"),
+        block_size,
         Constant("FP32_ABS_MASK", _hex(0x7FFFFFFF), "fp32 format: all bits but the sign"),
         Constant("FP32_MANT_BITS", str(FP32_MANT_BITS), "fp32 format"),
         Constant("FP32_MANT_MASK", _hex((1 << FP32_MANT_BITS) - 1), "fp32 format"),
@@ -264,9 +271,9 @@ def plan_mxfp8(
             str(sb_offset),
             f"{sec}.scale.bias - 127 - floor(log2({sec}.value_max))",
         ),
-        Constant("SCALE_MIN", str(fmt.scale_min), f"{sec}.scale.min"),
-        Constant("SCALE_MAX", str(fmt.scale_max), f"{sec}.scale.max"),
-        Constant("SCALE_NAN", str(e8m0_nan), f"{sec}.scale.encoding: the E8M0 NaN code"),
+        scale_min,
+        scale_max,
+        scale_nan,
         Constant(
             "RESCALE_EXP_BASE",
             str(rescale_exp_base),
@@ -282,15 +289,11 @@ def plan_mxfp8(
             _hex((round_shift << FP32_MANT_BITS) | (1 << (FP32_MANT_BITS - 1))),
             f"{src_vd}: magic = 1.5 * 2^(e + 23 - mantissa bits), ulp = grid step at 2^e",
         ),
-        Constant(
-            "VALUE_MAX",
-            _float_literal(fmt.value_max),
-            f"{sec}.value_max: every finite code widens to |v| <= this",
-        ),
+        value_max,
         Constant("VALUE_NAN", _hex(value_nan), f"{src_vd}: the NaN code (no infinities)"),
         Constant("FP32_BIAS", str(FP32_BIAS), "fp32 format"),
         Constant("FP32_QNAN_BITS", _hex(0x7FC00000), "fp32 format: the quiet NaN torch produces"),
-        Constant("SCALE_BIAS", str(fmt.scale_bias), f"{sec}.scale.bias"),
+        scale_bias,
         Constant("BF16_SHIFT", "16", "bf16 is the high half of an fp32"),
         Constant("BF16_ROUND_HALF", _hex(0x7FFF), "bf16 narrowing: half an ulp minus one"),
     ]
@@ -304,13 +307,13 @@ def plan_mxfp8(
             Constant("SWIZZLE_TILE_BYTES", "512", "swizzled_128x4: bytes per 128x4 tile"),
         ]
     ref = [
-        Constant("BLOCK_SIZE", str(fmt.block_size), f"{sec}.block_size"),
+        block_size,
         Constant("VALUE_DTYPE", vf.torch_dtype, src_vd),
-        Constant("VALUE_MAX", _float_literal(fmt.value_max), f"{sec}.value_max"),
-        Constant("SCALE_BIAS", str(fmt.scale_bias), f"{sec}.scale.bias"),
-        Constant("SCALE_MIN", str(fmt.scale_min), f"{sec}.scale.min"),
-        Constant("SCALE_MAX", str(fmt.scale_max), f"{sec}.scale.max"),
-        Constant("SCALE_NAN", str(e8m0_nan), f"{sec}.scale.encoding: the E8M0 NaN code"),
+        value_max,
+        scale_bias,
+        scale_min,
+        scale_max,
+        scale_nan,
     ]
 
     dtypes = (
