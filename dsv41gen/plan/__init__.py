@@ -129,7 +129,7 @@ def _planned(planner, args: tuple, sources: SourceMap, variant: str, *path: str)
 
 def _kernel_files(family: Family, sources: SourceMap, package: str) -> list[OutputFile]:
     from .mxfp8 import plan_mxfp8
-    from .rope_kv import plan_rope_kv
+    from .rope_kv import plan_rope_kv, source_context
 
     files = []
     formats = _distinct(family, lambda v: v.mxfp8)
@@ -150,17 +150,11 @@ def _kernel_files(family: Family, sources: SourceMap, package: str) -> list[Outp
             plan_rope_kv, (kernel, variant), sources, variant, "kernels", "rope_kv_insert"
         )
         for source in plan.sources:
-            if source.shared:
-                # one copy per family: it is rendered without any variant's plan
-                if not any(f.path == f"{package}/{source.path}" for f in files):
-                    files.append(_file(f"{package}/{source.path}", source.template, "rope_kv"))
-                continue
-            unit = next(
-                (u for u in plan.units if u.num_heads_q_padded == source.num_heads_q_padded), None
-            )
-            files.append(
-                _file(f"{package}/{source.path}", source.template, "rope_kv", plan=plan, unit=unit)
-            )
+            path = f"{package}/{source.path}"
+            if source.shared and any(f.path == path for f in files):
+                continue  # one copy per family: the first variant's rendering is every variant's
+            context = source_context(plan, source)
+            files.append(_file(path, source.template, "rope_kv", **context))
     return files
 
 

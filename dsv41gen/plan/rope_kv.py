@@ -939,18 +939,20 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
     )
 
 
+def source_context(plan: RopeKvPlan, source: SourceFile) -> dict[str, object]:
+    """What source's template is rendered with: nothing for a shared file (which is what keeps
+    it the same for every variant), else the plan and the file's instantiation unit."""
+    if source.shared:
+        return {}
+    unit = next((u for u in plan.units if u.num_heads_q_padded == source.num_heads_q_padded), None)
+    return {"plan": plan, "unit": unit}
+
+
 def render_rope_kv(plan: RopeKvPlan) -> dict[str, str]:
     """Render every file of the family; keys are paths relative to the family output directory."""
     from dsv41gen.render import render
 
-    out = {}
-    for src in plan.sources:
-        if src.shared:
-            out[src.path] = render(src.template)
-            continue
-        unit = next((u for u in plan.units if u.num_heads_q_padded == src.num_heads_q_padded), None)
-        out[src.path] = render(src.template, plan=plan, unit=unit)
-    return out
+    return {src.path: render(src.template, **source_context(plan, src)) for src in plan.sources}
 
 
 def write_rope_kv(plan: RopeKvPlan, directory) -> None:
