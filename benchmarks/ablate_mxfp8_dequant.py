@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import functools
-import importlib.util
 import json
 import sys
 import tempfile
@@ -32,7 +31,14 @@ import triton.language as tl
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
-from bench_mxfp8 import bench, copy_bandwidth, load_modules, warm_up_gpu  # noqa: E402
+from bench_mxfp8 import (  # noqa: E402
+    bench,
+    copy_bandwidth,
+    copy_buffers,
+    import_source,
+    load_modules,
+    warm_up_gpu,
+)
 
 SHAPES = [(16384, 7168), (65536, 4096)]
 LAUNCHES = [(8, 1024, 4), (4, 1024, 4)]
@@ -76,16 +82,6 @@ def patched(src: str, removals: tuple[str, ...]) -> str:
             raise SystemExit(f"ablation anchor for {name} not found once in the rendered kernels")
         src = src.replace(old, new)
     return src
-
-
-def load(tmp: Path, name: str, src: str):
-    path = tmp / f"mxfp8_ablation_{name}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[path.stem] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def time_shape(mods: dict, base, m: int, k: int, copy: dict) -> list[dict]:
@@ -136,10 +132,12 @@ def main() -> None:
         tmp = Path(tmp)
         _, base, _ = load_modules(tmp)
         src = Path(base.__file__).read_text()
-        mods = {name: load(tmp, name, patched(src, r)) for name, r in VARIANTS.items()}
+        mods = {
+            name: import_source(tmp, f"mxfp8_ablation_{name}", patched(src, removals))
+            for name, removals in VARIANTS.items()
+        }
         warm_up_gpu()
-        copy_src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda").random_()
-        copy_dst = torch.empty_like(copy_src)
+        copy_src, copy_dst = copy_buffers()
         for m, k in SHAPES:
             nbytes = 2 * m * k + m * k + m * k // 32
             copy = copy_bandwidth(copy_src, copy_dst, nbytes)

@@ -59,14 +59,20 @@ def load_modules(tmp: Path):
         ("triton/mxfp8.py.j2", plan.module_name),
         ("triton/mxfp8_reference.py.j2", plan.reference_module_name),
     ):
-        path = tmp / f"{name}.py"
-        path.write_text(render(template, plan=plan))
-        spec = importlib.util.spec_from_file_location(name, path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-        mods.append(mod)
+        mods.append(import_source(tmp, name, render(template, plan=plan)))
     return plan, mods[0], mods[1]
+
+
+def import_source(tmp: Path, name: str, source: str):
+    """Write source to tmp/name.py and import it as module name (the kernels' dataclasses and
+    Triton's JIT look their module up by name, so it is registered in sys.modules)."""
+    path = tmp / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 ROUNDS = 3
@@ -122,6 +128,12 @@ def warm_up_gpu(seconds: float = 2.0) -> None:
 
 
 COPY_BYTES_EACH_WAY = 1 << 30
+
+
+def copy_buffers() -> tuple[torch.Tensor, torch.Tensor]:
+    """Source and destination of the device copy figures, COPY_BYTES_EACH_WAY bytes each."""
+    src = torch.empty(COPY_BYTES_EACH_WAY, dtype=torch.uint8, device="cuda").random_()
+    return src, torch.empty_like(src)
 
 
 def copy_bandwidth(src: torch.Tensor, dst: torch.Tensor, nbytes: int) -> dict:
@@ -190,8 +202,7 @@ def main() -> None:
                 )
             )
         warm_up_gpu()
-        copy_src = torch.empty(COPY_BYTES_EACH_WAY, dtype=torch.uint8, device="cuda").random_()
-        copy_dst = torch.empty_like(copy_src)
+        copy_src, copy_dst = copy_buffers()
         copy = copy_bandwidth(copy_src, copy_dst, 2 * COPY_BYTES_EACH_WAY)
         result = {
             "benchmark": "mxfp8 quantize / dequantize (generated Triton kernels)",

@@ -11,7 +11,6 @@ L2 flushed, launcher included). Bytes as in bench_mxfp8.py: 2MK + MK + MK/32.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import sys
@@ -27,6 +26,8 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 from bench_mxfp8 import (  # noqa: E402
     COPY_BYTES_EACH_WAY,
     copy_bandwidth,
+    copy_buffers,
+    import_source,
     load_modules,
     warm_up_gpu,
 )
@@ -66,14 +67,7 @@ VARIANTS = {
 
 
 def load_variant(tmp: Path, name: str, src: str):
-    mod_name = "mxfp8_variant_" + name.replace("+", "_")
-    path = tmp / f"{mod_name}.py"
-    path.write_text(src)
-    spec = importlib.util.spec_from_file_location(mod_name, path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[mod_name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return import_source(tmp, "mxfp8_variant_" + name.replace("+", "_"), src)
 
 
 def exact(mx, ref, tiles) -> bool:
@@ -157,9 +151,7 @@ def main() -> None:
             assert name == "base" or patched != src, name
             mods[name] = load_variant(tmp, name, patched)
         warm_up_gpu()
-        src = torch.empty(COPY_BYTES_EACH_WAY, dtype=torch.uint8, device="cuda").random_()
-        copy = copy_bandwidth(src, torch.empty_like(src), 2 * COPY_BYTES_EACH_WAY)
-        del src
+        copy = copy_bandwidth(*copy_buffers(), 2 * COPY_BYTES_EACH_WAY)
         print(f"device copy {copy['tb_s']:.3f} TB/s")
         xs = {s: torch.randn(*s, device="cuda", dtype=torch.bfloat16) for s in SHAPES}
         for name, mx in mods.items():
