@@ -14,7 +14,7 @@ EXIT_CHECKPOINT_INCOMPLETE = 4
 
 
 def _generated_module(spec: Path):
-    from .cli import build_texts
+    from .pipeline import build_texts
 
     result = build_texts((spec,), Path("generated"))[0]
     text = result.files[f"{result.package}/checkpoint.py"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -35,53 +34,9 @@ _out_option = click.option(
 )
 
 
-@dataclass(frozen=True)
-class BuildResult:
-    out_dir: Path
-    package: str
-    files: dict[str, str]
-
-
 def _fail(message: str, code: int) -> None:
     click.echo(message, err=True)
     sys.exit(code)
-
-
-def _spec_display(path: Path, base: Path) -> str:
-    """A spec's name in headers: relative to the output directory's parent, so it is the same
-    on every machine and checkout."""
-    try:
-        return os.path.relpath(path, base.resolve()).replace(os.sep, "/")
-    except ValueError:
-        return path.name
-
-
-def build_texts(spec_paths: tuple[Path, ...], out_dir: Path) -> list[BuildResult]:
-    """load -> resolve -> validate -> model -> plan -> render, for every family named."""
-    from .fastpath import MANIFEST, manifest_body
-    from .inputs import inputs_hash
-    from .pipeline import load_families
-    from .plan import plan_family
-    from .plan.sources import SourceMap
-    from .render import render_files
-    from .write import make_header
-
-    results = []
-    for inputs in load_families(list(spec_paths)):
-        family = inputs.family
-        sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
-        plan = plan_family(family, sources)
-        spec_files = tuple(
-            sorted(_spec_display(s.document.path, out_dir.resolve().parent) for s in inputs.specs)
-        )
-        digest = inputs_hash([s.document.path for s in inputs.specs])
-        files = render_files(plan.files, digest, spec_files)
-        manifest = manifest_body(files, family.name)
-        files[f"{family.name}/{MANIFEST}"] = (
-            make_header("#", spec_files, digest, manifest) + manifest
-        )
-        results.append(BuildResult(out_dir, family.name, files))
-    return results
 
 
 def _up_to_date(specs: tuple[Path, ...], out_dir: Path) -> bool:
@@ -143,6 +98,7 @@ def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
     specs = specs or _default_specs()
     if not force and _up_to_date(specs, out_dir):
         return
+    from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
     from .write import compare, write_package
 
     for result in build_texts(specs, out_dir):
@@ -187,6 +143,8 @@ def check(specs: tuple[Path, ...], out_dir: Path) -> None:
     from .write import compare
 
     problems = 0
+    from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
+
     for result in build_texts(specs, out_dir):
         comparison = compare(out_dir, result.package, result.files)
         for label, paths in (
@@ -250,6 +208,7 @@ def diff(specs: tuple[Path, ...], out_dir: Path, ref: str | None, fmt: str) -> N
         from .review import run_review
 
         sys.exit(run_review(specs, ref, fmt, click.echo))
+    from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
     from .write import compare
 
     for result in build_texts(specs, out_dir):

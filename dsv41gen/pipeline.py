@@ -1,4 +1,7 @@
-"""Runs the front half of the pipeline for the CLI: load -> resolve -> validate -> typed model.
+"""The pipeline: load -> resolve -> validate -> typed model -> plan -> render -> format.
+
+The CLI, review and check-checkpoint all drive it through ``build_texts``; no module imports
+the CLI.
 
 A build covers whole families: the specs named on the command line, their ancestors, and the
 other specs beside them that extend the same root. Merge/fork dispatch compares every variant
@@ -7,6 +10,7 @@ of a family, so building one variant must see its siblings.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,3 +142,46 @@ def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:
             raise SpecError(diagnostics.items)
         families.append(FamilyInputs(Family(variants[0].name, tuple(variants)), tuple(members)))
     return families
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    out_dir: Path
+    package: str
+    files: dict[str, str]
+
+
+def _spec_display(path: Path, base: Path) -> str:
+    """A spec's name in headers: relative to the output directory's parent, so it is the same
+    on every machine and checkout."""
+    try:
+        return os.path.relpath(path, base.resolve()).replace(os.sep, "/")
+    except ValueError:
+        return path.name
+
+
+def build_texts(spec_paths: tuple[Path, ...], out_dir: Path) -> list[BuildResult]:
+    """load -> resolve -> validate -> model -> plan -> render, for every family named."""
+    from .fastpath import MANIFEST, manifest_body
+    from .inputs import inputs_hash
+    from .plan import plan_family
+    from .plan.sources import SourceMap
+    from .render import render_files
+    from .write import make_header
+
+    results = []
+    for inputs in load_families(list(spec_paths)):
+        family = inputs.family
+        sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
+        plan = plan_family(family, sources)
+        spec_files = tuple(
+            sorted(_spec_display(s.document.path, out_dir.resolve().parent) for s in inputs.specs)
+        )
+        digest = inputs_hash([s.document.path for s in inputs.specs])
+        files = render_files(plan.files, digest, spec_files)
+        manifest = manifest_body(files, family.name)
+        files[f"{family.name}/{MANIFEST}"] = (
+            make_header("#", spec_files, digest, manifest) + manifest
+        )
+        results.append(BuildResult(out_dir, family.name, files))
+    return results

@@ -39,7 +39,7 @@ def _variants(spec_paths: list[Path]) -> tuple[dict[str, dict], dict[str, dict[s
 
 
 def _generated(spec_paths: list[Path], out_dir: Path) -> dict[str, str]:
-    from .cli import build_texts
+    from .pipeline import build_texts
 
     files: dict[str, str] = {}
     for result in build_texts(tuple(spec_paths), out_dir):

@@ -78,7 +78,7 @@ def test_kernels_are_one_copy_shared_by_the_variants(rope_kv_plans):
 def test_the_family_writes_the_core_once(tmp_path):
     from pathlib import Path
 
-    from dsv41gen.cli import build_texts
+    from dsv41gen.pipeline import build_texts
 
     spec = Path(__file__).resolve().parents[2] / "specs" / "deepseek_v41.yaml"
     (result,) = build_texts((spec,), tmp_path)
