@@ -1,6 +1,7 @@
 """Command line: build, check, diff, explain, schema.
 
-Exit codes: 0 success; 1 the spec has errors; 2 usage error (bad options, missing files);
+Exit codes: 0 success (errors in another family's specs are printed as warnings: that family
+is not built, the requested ones are); 1 the specs being built have errors; 2 usage error (bad options, missing files);
 3 generated files are out of date or hand-edited (check), or a build refused to overwrite a
 hand-edited file; 4 a checkpoint cannot serve the requested method (check-checkpoint).
 Bad input never produces a traceback.
@@ -32,6 +33,10 @@ _out_option = click.option(
     type=click.Path(path_type=Path, file_okay=False),
     help="Directory the family packages are written to.",
 )
+
+
+def _warn(line: str) -> None:
+    click.echo(line, err=True)
 
 
 def _fail(message: str, code: int) -> None:
@@ -101,7 +106,7 @@ def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
     from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
     from .write import compare, write_package
 
-    for result in build_texts(specs, out_dir):
+    for result in build_texts(specs, out_dir, _warn):
         pending = compare(out_dir, result.package, result.files)
         blocked = pending.hand_edited + pending.foreign
         if blocked and not force:
@@ -145,7 +150,7 @@ def check(specs: tuple[Path, ...], out_dir: Path) -> None:
     problems = 0
     from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
 
-    for result in build_texts(specs, out_dir):
+    for result in build_texts(specs, out_dir, _warn):
         comparison = compare(out_dir, result.package, result.files)
         for label, paths in (
             ("missing", comparison.added),
@@ -211,7 +216,7 @@ def diff(specs: tuple[Path, ...], out_dir: Path, ref: str | None, fmt: str) -> N
     from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
     from .write import compare
 
-    for result in build_texts(specs, out_dir):
+    for result in build_texts(specs, out_dir, _warn):
         comparison = compare(out_dir, result.package, result.files)
         for text in comparison.diffs:
             click.echo(text, nl=False)
@@ -244,7 +249,7 @@ def explain(specs: tuple[Path, ...]) -> None:
     from .explain import explain_text
     from .pipeline import load_families
 
-    for inputs in load_families(list(specs)):
+    for inputs in load_families(list(specs), _warn):
         click.echo(explain_text(inputs), nl=False)
 
 

@@ -76,6 +76,9 @@ def _families(spec_paths: list[Path]) -> dict[Path, list[Path]] | None:
             discovered.setdefault(member, None)
             roots[member] = chain[-1]
     wanted = {roots[p.resolve()] for p in spec_paths}
+    names = [((_raw(root) or {}).get("variant") or {}).get("name") for root in set(roots.values())]
+    if len(names) != len(set(map(repr, names))):
+        return None  # two families claim one package: the full build reports it
     families: dict[Path, list[Path]] = {}
     for member, root in roots.items():
         if root in wanted:

@@ -11,13 +11,16 @@ of a family, so building one variant must see its siblings.
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Diagnostics, SpecError, UsageError, did_you_mean
+from .errors import Diagnostic, Diagnostics, SpecError, UsageError, did_you_mean, dotted
 from .inputs import discover_specs
+from .load import display_name
 from .model import Family, Variant
-from .resolve import ResolvedSpec, Resolver
+from .resolve import MAX_EXTENDS_DEPTH, ResolvedSpec, Resolver, _parent_path
 from .validate import validate_spec
 
 
@@ -25,10 +28,6 @@ from .validate import validate_spec
 class FamilyInputs:
     family: Family
     specs: tuple[ResolvedSpec, ...]  # same order as family.variants
-
-
-def _root_of(spec: ResolvedSpec) -> Path:
-    return spec.root.path
 
 
 class _OneDefinition:
@@ -92,8 +91,105 @@ def _family_checks(
             backends.check(backend.key, backend, spec, diagnostics)
 
 
-def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:
-    """Everything up to the typed model, or SpecError with every problem found."""
+def _family_root(path: Path, resolver: Resolver) -> Path | None:
+    """The root spec a discovered spec belongs to, also when it does not resolve: the end of its
+    `extends` chain as far as it can be followed (a spec whose parent is missing or cyclic is a
+    family of its own). None when a spec on the way does not load: its `extends` is unknown, so
+    it could belong to any family."""
+    seen: list[Path] = []
+    current = path
+    while True:
+        spec = resolver.resolved.get(current)
+        if spec is not None:
+            return spec.root.path
+        doc = resolver.document(current)
+        if doc is None:
+            return None
+        parent = _parent_path(doc, Diagnostics())  # its errors were reported when resolving
+        if parent is None or parent.resolve() in seen or len(seen) >= MAX_EXTENDS_DEPTH:
+            return current
+        seen.append(current)
+        current = parent.resolve()
+
+
+def _chain_files(path: Path, resolver: Resolver) -> set[str]:
+    """Every spec file (as messages name it) that `path` reads through `extends`."""
+    files: set[str] = set()
+    current: Path | None = path
+    while current is not None and len(files) <= MAX_EXTENDS_DEPTH:
+        doc = resolver.document(current)
+        if doc is None or doc.file in files:
+            files.add(display_name(current))
+            break
+        files.add(doc.file)
+        current = _parent_path(doc, Diagnostics())
+    return files
+
+
+def _across_families(
+    resolved: dict[Path, ResolvedSpec],
+    roots: dict[Path, Path | None],
+    requested_roots: set[Path | None],
+    diagnostics: Diagnostics,
+) -> None:
+    """Identities that must be unique across ALL families, not only within one: a variant name
+    (the root's names the package: two equal roots would overwrite each other's package), a
+    model_type (the HF config value vLLM dispatches on) and an architecture (two plugins
+    registering one architecture: the last one loaded wins). A clash is reported at the later
+    family's spec, or at the requested family's when only one of the two is being built."""
+    seen: dict[tuple[str, str], ResolvedSpec] = {}
+    order = sorted(resolved.values(), key=lambda s: (str(s.root.path), len(s.lineage), s.file))
+    for spec in order:
+        variant = spec.data.get("variant") if isinstance(spec.data.get("variant"), dict) else {}
+        archs = spec.data.get("architectures")
+        identities = [
+            ("variant.name", variant.get("name"), ("variant", "name")),
+            ("variant.model_type", variant.get("model_type"), ("variant", "model_type")),
+        ] + [
+            (f"architectures.{name}", name, ("architectures", name))
+            for name in (archs if isinstance(archs, dict) else {})
+        ]
+        for what, value, field_path in identities:
+            if not isinstance(value, str):
+                continue
+            kind = what.split(".")[0] if what.startswith("architectures") else what
+            first = seen.setdefault((kind, value), spec)
+            if first.root.path == spec.root.path:
+                continue  # within a family: _family_checks' rules
+            target, other = spec, first
+            if roots[first.document.path] in requested_roots and (
+                roots[spec.document.path] not in requested_roots
+            ):
+                target, other = first, spec
+            family = "" if other.file == other.root.file else f" (extends {other.root.file})"
+            diagnostics.add(
+                target.where(field_path),
+                dotted(field_path),
+                f"{value!r} is also used by {other.file}{family}, another family; "
+                + _UNIQUE_WHY[kind],
+            )
+
+
+_UNIQUE_WHY = {
+    "variant.name": "variant names are unique across families (a root's name names its "
+    "generated package, so two equal ones would overwrite each other): rename one",
+    "variant.model_type": "an HF model_type selects one model: give each variant its own",
+    "architectures": "an architecture is registered by one family's plugin only (two would "
+    "race at registration): rename it, or move the variant into that family with `extends`",
+}
+
+
+def load_families(
+    spec_paths: list[Path], warn: Callable[[str], None] | None = None
+) -> list[FamilyInputs]:
+    """Everything up to the typed model for the families of `spec_paths`, or SpecError with
+    every problem found in them.
+
+    Families are isolated: errors in the specs of another family (one no named spec belongs
+    to) do not block this build. They are passed to `warn` (default: standard error), one
+    `warning: file:line:col: ...` line each, and that family is simply not built. A spec that
+    does not load at all cannot say which family it extends, so it blocks: leaving it out
+    could silently drop a variant from its family's package."""
     diagnostics = Diagnostics()
     resolver = Resolver(diagnostics)
     for path in spec_paths:
@@ -104,21 +200,31 @@ def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:
             raise UsageError(f"no such spec file: {path}" + did_you_mean(path.name, candidates))
     requested = {p.resolve() for p in spec_paths}
     resolved: dict[Path, ResolvedSpec] = {}
-    for path in discover_specs(spec_paths):
-        # A broken sibling is reported with everything else: it may belong to the family.
+    discovered = discover_specs(spec_paths)
+    for path in discovered:
         spec = resolver.resolve(path)
         if spec is not None:
             resolved[path] = spec
     # Ancestors first: validate_spec reports an error a child merely inherits only once.
     for spec in sorted(resolved.values(), key=lambda s: len(s.lineage)):
         validate_spec(spec, diagnostics)
-    if diagnostics:
-        raise SpecError(diagnostics.items)
+    roots = {path: _family_root(path, resolver) for path in discovered}
+    requested_roots = {roots[p] for p in requested}
+    _across_families(resolved, roots, requested_roots, diagnostics)
+    # Which files' errors block: those the requested families (and any spec of unknown
+    # family) read; everything else belongs to another family.
+    blocking: set[str] = set()
+    for path in discovered:
+        if roots[path] is None or roots[path] in requested_roots:
+            blocking |= _chain_files(path, resolver)
+    errors = [d for d in diagnostics.items if d.location.file in blocking]
+    if errors:
+        raise SpecError(errors)
+    _warn_other_families([d for d in diagnostics.items if d not in errors], warn)
 
-    roots = {_root_of(resolved[p]) for p in resolved if p in requested}
     families: list[FamilyInputs] = []
-    for root in sorted(roots):
-        members = [s for s in resolved.values() if _root_of(s) == root]
+    for root in sorted(r for r in requested_roots if r is not None):
+        members = [s for s in resolved.values() if s.root.path == root]
         members.sort(key=lambda s: (len(s.lineage), s.document.file))
         variants: list[Variant] = []
         for spec in members:
@@ -137,11 +243,25 @@ def load_families(spec_paths: list[Path]) -> list[FamilyInputs]:
                     ancestors,
                 )
             )
-        _family_checks(members, variants, diagnostics)
-        if diagnostics:
-            raise SpecError(diagnostics.items)
+        family_diagnostics = Diagnostics()
+        _family_checks(members, variants, family_diagnostics)
+        if family_diagnostics:
+            raise SpecError(family_diagnostics.items)
         families.append(FamilyInputs(Family(variants[0].name, tuple(variants)), tuple(members)))
     return families
+
+
+def _warn_other_families(found: list[Diagnostic], warn: Callable[[str], None] | None) -> None:
+    if not found:
+        return
+    say = warn or (lambda line: print(line, file=sys.stderr))
+    for diagnostic in sorted(found):
+        say(f"warning: {diagnostic}")
+    files = sorted({d.location.file for d in found})
+    say(
+        f"warning: {len(found)} error{'s' if len(found) != 1 else ''} in {', '.join(files)}, "
+        "which no spec being built reads; their family was not built"
+    )
 
 
 @dataclass(frozen=True)
@@ -160,7 +280,9 @@ def _spec_display(path: Path, base: Path) -> str:
         return path.name
 
 
-def build_texts(spec_paths: tuple[Path, ...], out_dir: Path) -> list[BuildResult]:
+def build_texts(
+    spec_paths: tuple[Path, ...], out_dir: Path, warn: Callable[[str], None] | None = None
+) -> list[BuildResult]:
     """load -> resolve -> validate -> model -> plan -> render, for every family named."""
     from .fastpath import MANIFEST, manifest_body
     from .inputs import inputs_hash
@@ -170,7 +292,7 @@ def build_texts(spec_paths: tuple[Path, ...], out_dir: Path) -> list[BuildResult
     from .write import make_header
 
     results = []
-    for inputs in load_families(list(spec_paths)):
+    for inputs in load_families(list(spec_paths), warn):
         family = inputs.family
         sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
         plan = plan_family(family, sources)
