@@ -76,14 +76,21 @@ def _families(spec_paths: list[Path]) -> dict[Path, list[Path]] | None:
             discovered.setdefault(member, None)
             roots[member] = chain[-1]
     wanted = {roots[p.resolve()] for p in spec_paths}
-    names = [((_raw(root) or {}).get("variant") or {}).get("name") for root in set(roots.values())]
-    if len(names) != len(set(map(repr, names))):
-        return None  # two families claim one package: the full build reports it
+    names = [_package_name(root) for root in set(roots.values())]
+    if None in names or len(names) != len(set(names)):
+        return None  # two families claim one package (or none): the full build reports it
     families: dict[Path, list[Path]] = {}
     for member, root in roots.items():
         if root in wanted:
             families.setdefault(root, []).append(member)
     return families
+
+
+def _package_name(root: Path) -> str | None:
+    """The root's variant name, which names the family's package; None when it has none."""
+    variant = (_raw(root) or {}).get("variant")
+    name = variant.get("name") if isinstance(variant, dict) else None
+    return name if isinstance(name, str) and name.isidentifier() else None
 
 
 def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] | None:
@@ -98,9 +105,8 @@ def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] |
         return None
     done = []
     for root, members in sorted(families.items()):
-        data = _raw(root) or {}
-        package = (data.get("variant") or {}).get("name")
-        if not isinstance(package, str) or not package.isidentifier():
+        package = _package_name(root)
+        if package is None:
             return None
         directory = out_dir / package
         try:

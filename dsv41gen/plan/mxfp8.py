@@ -25,11 +25,12 @@ import math
 import struct
 from dataclasses import dataclass
 
+from dsv41gen import capabilities
+from dsv41gen.errors import assert_never
 from dsv41gen.model import (
     AmaxFloor,
     MxFormat,
     ScalarType,
-    ScaleEncoding,
     ScaleLayout,
     ScalingForm,
 )
@@ -171,44 +172,29 @@ def plan_mxfp8(
 ) -> Mxfp8Plan:
     """Turn the typed MX format into everything the kernel and reference templates print.
 
-    Raises ``ValueError`` for a format this emitter cannot generate exactly (validation should
-    have rejected it earlier; the checks here keep the planner's own assumptions explicit).
+    The format is validated against ``capabilities.MXFP8`` (validate.py) before planning; what
+    this emitter cannot generate exactly never reaches it, so a failed assertion here is a bug.
     """
-    if fmt.scaling is not ScalingForm.MULTIPLY_RECIPROCAL:  # pragma: no cover - enum has one member
-        raise ValueError(f"{fmt.name}: scaling must be multiply_reciprocal")
-    if fmt.scale_encoding is not ScaleEncoding.E8M0 or fmt.scale_dtype is not ScalarType.UINT8:
-        raise ValueError(f"{fmt.name}: only E8M0 scales stored as uint8 are supported")
-    if fmt.amax_floor is not AmaxFloor.FP32_TINY:  # pragma: no cover - enum has one member
-        raise ValueError(f"{fmt.name}: amax_floor must be fp32_tiny")
-    if fmt.value_dtype not in VALUE_FORMATS:
-        raise ValueError(f"{fmt.name}: value_dtype {fmt.value_dtype.value} is not supported")
+    caps = capabilities.MXFP8
+    match fmt.scaling:
+        case ScalingForm.MULTIPLY_RECIPROCAL:
+            pass
+        case _:
+            assert_never(fmt.scaling)
+    match fmt.amax_floor:
+        case AmaxFloor.FP32_TINY:
+            pass
+        case _:
+            assert_never(fmt.amax_floor)
+    assert fmt.scale_encoding in caps.scale_encodings and fmt.scale_dtype in caps.scale_dtypes
+    assert fmt.block_size in caps.block_sizes and fmt.scale_bias == caps.scale_bias
+    assert caps.value_max.get(fmt.value_dtype) == fmt.value_max
+    assert caps.scale_byte_range[0] <= fmt.scale_min <= fmt.scale_max <= caps.scale_byte_range[1]
     vf = VALUE_FORMATS[fmt.value_dtype]
-    if fmt.value_max != vf.max_finite:
-        raise ValueError(
-            f"{fmt.name}: value_max {fmt.value_max} must be the largest finite "
-            f"{fmt.value_dtype.value} ({vf.max_finite})"
-        )
-    if fmt.block_size != 32:
-        # The swizzled layout and the kernels' [rows, blocks, 32] tiles assume 32-wide blocks.
-        raise ValueError(f"{fmt.name}: block_size must be 32, got {fmt.block_size}")
-    e8m0_nan = (1 << 8) - 1
-    if not (0 <= fmt.scale_min <= fmt.scale_max < e8m0_nan):
-        raise ValueError(
-            f"{fmt.name}: scale clamp must lie in [0, 254], got [{fmt.scale_min}, {fmt.scale_max}]"
-        )
-    if fmt.scale_bias != FP32_BIAS:
-        # 2^(bias - sb) is assembled as fp32 exponent bits; the subnormal-safety argument below
-        # is worked out for the fp32 bias.
-        raise ValueError(f"{fmt.name}: scale_bias must be 127, got {fmt.scale_bias}")
     launch = fmt.launch
-    if not (
-        _is_pow2(launch.block_m) and _is_pow2(launch.block_k) and launch.block_k >= fmt.block_size
-    ):
-        raise ValueError(
-            f"{fmt.name}: launch.block_m and launch.block_k must be powers of two, block_k >= 32"
-        )
-    if not _is_pow2(launch.num_warps) or launch.num_warps > 32:
-        raise ValueError(f"{fmt.name}: launch.num_warps must be a power of two <= 32")
+    assert _is_pow2(launch.block_m) and _is_pow2(launch.block_k) and _is_pow2(launch.num_warps)
+    assert launch.block_k % fmt.block_size == 0 and launch.num_warps <= caps.max_num_warps
+    e8m0_nan = (1 << 8) - 1
 
     # value_max = vm_mant * 2^vm_exp with vm_mant in [1, 2).
     vm_mant, vm_exp2 = math.frexp(fmt.value_max)  # vm_mant in [0.5, 1)
@@ -228,8 +214,7 @@ def plan_mxfp8(
     rescale_exp_base = FP32_BIAS + fmt.scale_bias  # bits of 2^(bias - sb) = (base - sb) << 23
     # Subnormal safety of the reciprocal: its biased exponent must be >= 1 for every sb the
     # kernel can compute (the NaN select happens after the multiply).
-    if rescale_exp_base - max(reachable_max, reachable_max_nan) < 1:
-        raise ValueError(f"{fmt.name}: 2^(bias - sb) would be subnormal for a reachable sb")
+    assert rescale_exp_base - max(reachable_max, reachable_max_nan) >= 1, "subnormal 2^(bias - sb)"
 
     min_normal_exp = 1 - vf.exp_bias  # e4m3: -6
     min_sub_exp = min_normal_exp - vf.mant_bits  # e4m3: -9
@@ -322,8 +307,7 @@ def plan_mxfp8(
         IoDtype("torch.float32", 2, "DTYPE_FP32", Widen.FP32_BITS, Narrow.FP32_BITS),
     )
     layout_tiles = {ScaleLayout.ROW_MAJOR: (1, 1), ScaleLayout.SWIZZLED_128X4: (128, 4)}
-    if not fmt.layouts or len(set(fmt.layouts)) != len(fmt.layouts):
-        raise ValueError(f"{fmt.name}: layouts must be a non-empty list without repeats")
+    assert fmt.layouts and len(set(fmt.layouts)) == len(fmt.layouts)  # the schema's rule
     layouts = tuple(
         LayoutPlan(
             name=layout.value,

@@ -201,6 +201,17 @@ specs/deepseek_v4.yaml:@scaling: divide@:5: quantization.mxfp8.scaling: the divi
 """,
     ),
     (
+        "capabilities_reported_at_each_field",
+        [
+            (V4, re.compile(r"    block_size: 32"), "    block_size: 16"),
+            (V4, re.compile(r"fp8_max: 448\b"), "fp8_max: 448.1"),
+        ],
+        """
+specs/deepseek_v4.yaml:@block_size: 16@:5: quantization.mxfp8.block_size: is 16; the MXFP8 emitter implements block_size 32 (its kernels tile [rows, blocks, 32] and the swizzled scale layout assumes 32-value blocks)
+specs/deepseek_v4.yaml:@fp8_max: 448.1@:5: kernels.rope_kv_insert.fp8_max: 448.1 is not exactly a float32 value: the kernel compares and saturates in float32, so the bound must be one (e.g. 448)
+""",
+    ),
+    (
         "mxfp8_block_k_not_multiple_of_block_size",
         [(V4, re.compile(r"block_k: \d+"), "block_k: 16")],
         """
@@ -503,6 +514,7 @@ def test_golden_case_count_and_rules_covered():
         "runner_architectures_known": "runner_architecture_unknown",
         "kv_spec_types": "kv_spec_type_unknown",
         "mx_format": "scaling_divide_rejected_with_reason",
+        "rope_kv_capabilities": "capabilities_reported_at_each_field",
         "rope_kv_insert": "num_heads_q_padded_not_multiple_of_8",
         "speculative_token_limits": "divisibility_never_met",
         "compress_ratio_message_fields": "compress_ratio_message_unknown_field",

@@ -16,6 +16,7 @@ from dsv41gen.model import (
     ScalingForm,
 )
 from dsv41gen.plan.mxfp8 import plan_mxfp8
+from dsv41gen.validate import check_mx_capabilities
 
 FMT = MxFormat(
     name="mxfp8",
@@ -56,17 +57,44 @@ def test_row_major_only_has_no_swizzle_code():
 
 
 @pytest.mark.parametrize(
-    ("change", "message"),
+    ("change", "field", "message"),
     [
-        ({"value_max": 240.0}, "value_max 240.0 must be the largest finite"),
-        ({"block_size": 16}, "block_size must be 32"),
-        ({"scale_max": 255}, "scale clamp must lie in"),
-        ({"scale_bias": 126}, "scale_bias must be 127"),
-        ({"launch": MxLaunch(block_m=6, block_k=1024, num_warps=4)}, "powers of two"),
-        ({"launch": MxLaunch(block_m=8, block_k=1024, num_warps=3)}, "num_warps"),
-        ({"layouts": ()}, "non-empty"),
+        ({"value_max": 240.0}, ("value_max",), "largest finite value is 448, not 240"),
+        ({"block_size": 16}, ("block_size",), "implements block_size 32"),
+        ({"scale_max": 255}, ("scale", "max"), "must be at most 254"),
+        ({"scale_bias": 126}, ("scale", "bias"), "E8M0 has bias 127, not 126"),
+        ({"launch": MxLaunch(block_m=6, block_k=1024, num_warps=4)}, ("launch", "block_m"), "6"),
+        ({"launch": MxLaunch(block_m=8, block_k=1024, num_warps=3)}, ("launch", "num_warps"), "3"),
+        (
+            {"launch": MxLaunch(block_m=8, block_k=1024, num_warps=64)},
+            ("launch", "num_warps"),
+            "32",
+        ),
     ],
 )
-def test_rejects(change, message):
-    with pytest.raises(ValueError, match=message):
+def test_validation_rejects_what_the_emitter_cannot_generate(change, field, message):
+    """The emitter's capability table (capabilities.MXFP8) is checked by validation, each
+    violation at its own field; the planner only asserts it."""
+    found = []
+    check_mx_capabilities(
+        dataclasses.replace(FMT, **change), lambda path, text: found.append((path, text))
+    )
+    assert [path for path, _ in found] == [field]
+    assert message in found[0][1]
+    with pytest.raises(AssertionError):
         plan_mxfp8(dataclasses.replace(FMT, **change), "mxfp8")
+
+
+def test_validation_reports_every_violation():
+    found = []
+    check_mx_capabilities(
+        dataclasses.replace(FMT, block_size=16, scale_bias=126),
+        lambda path, text: found.append(path),
+    )
+    assert found == [("block_size",), ("scale", "bias")]
+
+
+def test_the_real_format_passes_validation():
+    found = []
+    check_mx_capabilities(FMT, lambda path, text: found.append(path))
+    assert found == []

@@ -127,6 +127,46 @@ def test_plan_rejects_what_the_kernel_cannot_do(rope_kv_spec_loader, change, mes
         plan_rope_kv(dataclasses.replace(rope_kv_spec_loader(V41), **change), V41)
 
 
+@pytest.mark.parametrize(
+    "change, field, message",
+    [
+        ({"head_dim": 256, "nope_dim": 192}, ("head_dim",), "implements head_dim 512"),
+        ({"nope_dim": 440, "rope_dim": 72}, ("nope_dim",), "not a multiple of 16"),
+        ({"fp8_max": 448.1}, ("fp8_max",), "not exactly a float32 value"),
+    ],
+)
+def test_validation_rejects_what_the_kernel_cannot_do(rope_kv_spec_loader, change, field, message):
+    """capabilities.ROPE_KV, checked by validation at the field; the planner is not reached."""
+    from dsv41gen.validate import check_rope_kv_capabilities
+
+    found = []
+    kernel = dataclasses.replace(rope_kv_spec_loader(V41), **change)
+    check_rope_kv_capabilities(kernel, lambda path, text: found.append((path, text)))
+    assert [path for path, _ in found] == [field]
+    assert message in found[0][1]
+
+
+def test_validation_checks_each_cache_format_at_its_field(rope_kv_spec_loader):
+    from dsv41gen.validate import check_rope_kv_capabilities
+
+    kernel = rope_kv_spec_loader(V41)
+    broken = tuple(
+        dataclasses.replace(f, scale_group=48, per_tensor_scale=True) if f.name == "mxfp8" else f
+        for f in kernel.cache_formats
+    )
+    found = []
+    check_rope_kv_capabilities(
+        dataclasses.replace(kernel, cache_formats=broken), lambda path, text: found.append(path)
+    )
+    assert found == [
+        ("cache_formats", "mxfp8", "scale_group"),
+        ("cache_formats", "mxfp8", "per_tensor_scale"),
+    ]
+    found.clear()
+    check_rope_kv_capabilities(kernel, lambda path, text: found.append(path))
+    assert found == []
+
+
 def test_plan_rejects_an_inconsistent_cache_format(rope_kv_spec_loader):
     kernel = rope_kv_spec_loader(V41)
     broken = tuple(
