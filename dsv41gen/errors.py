@@ -43,11 +43,19 @@ def printable(text: str) -> str:
 @dataclass
 class Diagnostics:
     items: list[Diagnostic] = field(default_factory=list)
+    # The same items, for constant-time "reported already?" (a spec may hold thousands of errors).
+    _seen: set[Diagnostic] = field(default_factory=set, repr=False)
 
     def add(self, location: Location, path: str, message: str) -> None:
         diagnostic = Diagnostic(location, path, message)
-        if diagnostic not in self.items:
+        if diagnostic not in self:
             self.items.append(diagnostic)
+            self._seen.add(diagnostic)
+
+    def __contains__(self, diagnostic: Diagnostic) -> bool:
+        if len(self._seen) != len(self.items):  # items was appended to directly
+            self._seen = set(self.items)
+        return diagnostic in self._seen
 
     def __bool__(self) -> bool:
         return bool(self.items)

@@ -15,16 +15,7 @@ import functools
 import hashlib
 from pathlib import Path
 
-import yaml
-
 MANIFEST = "MANIFEST"
-
-
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
-    """Safe loading that tolerates `!delete` (only `extends` and `variant.name` are read here)."""
-
-
-_Loader.add_constructor("!delete", lambda loader, node: None)
 
 
 def file_digest(data: bytes) -> str:
@@ -44,11 +35,15 @@ def manifest_body(files: dict[str, str], package: str) -> str:
 
 @functools.cache
 def _raw(path: Path) -> dict | None:
-    try:
-        data = yaml.load(path.read_bytes(), Loader=_Loader)  # noqa: S506 - a safe loader
-    except (OSError, yaml.YAMLError):
-        return None
-    return data if isinstance(data, dict) else None
+    """The spec's values through the loader itself: the same bounded read (regular files of at
+    most 1 MiB, no symlink out of the spec directory) and the same safe YAML as the full build.
+    None when anything is wrong: the full build then reports it."""
+    from .errors import Diagnostics
+    from .load import load_document
+
+    diagnostics = Diagnostics()
+    document = load_document(path, diagnostics)
+    return None if document is None or diagnostics else document.data
 
 
 def _families(spec_paths: list[Path]) -> dict[Path, list[Path]] | None:
@@ -68,8 +63,11 @@ def _families(spec_paths: list[Path]) -> dict[Path, list[Path]] | None:
                 break
             if not isinstance(parent, str):
                 return None
-            nxt = (chain[-1].parent / parent).resolve()
-            if nxt in chain or not nxt.is_file():
+            try:
+                nxt = (chain[-1].parent / parent).resolve()
+                if nxt in chain or not nxt.is_file():
+                    return None
+            except (OSError, ValueError):  # a name the filesystem refuses: the build says why
                 return None
             chain.append(nxt)
         for member in chain:

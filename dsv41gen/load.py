@@ -10,6 +10,7 @@ to remove something its parent has.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,8 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 MAX_EXPANDED_NODES = 20_000
 MAX_DEPTH = 32
 MAX_FILE_BYTES = 1 << 20
+# Longest number literal converted: far above any field's range, far below int()'s 4,300-digit limit.
+MAX_NUMBER_CHARS = 100
 
 DELETE_TAG = "!delete"
 _YAML_TAG_PREFIX = "tag:yaml.org,2002:"
@@ -98,7 +101,16 @@ class _Converter:
         self.key_positions: dict[Path_, Location] = {}
         self.expanded = 0
         self.exhausted = False
+        # Problems that leave a placeholder (None) where a value was: validating what is left
+        # would only add follow-on errors. A duplicate key leaves no placeholder (the first
+        # value is kept), so the rest of the spec is still validated and reported with it.
+        self.placeholders = 0
         self.constructor = yaml.constructor.SafeConstructor()
+
+    def fail(self, location: Location, path: str, message: str) -> None:
+        """Report a problem that leaves no usable value behind."""
+        self.placeholders += 1
+        self.diagnostics.add(location, path, message)
 
     def location(self, node: yaml.Node) -> Location:
         return Location(self.file, node.start_mark.line + 1, node.start_mark.column + 1)
@@ -110,7 +122,7 @@ class _Converter:
                 self.exhausted = True
                 # Reported at the top-level key whose value blew up: the alias that did it
                 # has no position of its own once composed.
-                self.diagnostics.add(
+                self.fail(
                     self.key_positions.get(path[:1], self.location(node)),
                     dotted(path[:1]),
                     f"the document expands to more than {MAX_EXPANDED_NODES} nodes once YAML "
@@ -119,9 +131,7 @@ class _Converter:
                 )
             return None
         if depth > MAX_DEPTH:
-            self.diagnostics.add(
-                self.location(node), dotted(path), f"nesting deeper than {MAX_DEPTH} levels"
-            )
+            self.fail(self.location(node), dotted(path), f"nesting deeper than {MAX_DEPTH} levels")
             return None
         self.positions[path] = self.location(node)
         if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
@@ -133,14 +143,14 @@ class _Converter:
                 else "tag:yaml.org,2002:seq"
             )
             if node.tag == DELETE_TAG:
-                self.diagnostics.add(
+                self.fail(
                     self.location(node),
                     dotted(path),
                     "`!delete` takes no value: write `key: !delete`",
                 )
                 return DELETE
             if node.tag != plain:
-                self.diagnostics.add(self.location(node), dotted(path), _tag_message(node.tag))
+                self.fail(self.location(node), dotted(path), _tag_message(node.tag))
                 return None
         if isinstance(node, yaml.MappingNode):
             return self.mapping(node, path, depth)
@@ -152,14 +162,14 @@ class _Converter:
         result: dict = {}
         for key_node, value_node in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
-                self.diagnostics.add(
+                self.fail(
                     self.location(key_node),
                     dotted(path),
                     "YAML merge keys ('<<') are not supported; use `extends` to share values",
                 )
                 continue
             if not isinstance(key_node, yaml.ScalarNode):
-                self.diagnostics.add(
+                self.fail(
                     self.location(key_node), dotted(path), "mapping keys must be plain scalars"
                 )
                 continue
@@ -167,7 +177,7 @@ class _Converter:
             if isinstance(key, (int, bool)) and not isinstance(key, bool):
                 key = str(key)  # block_size_by_compress_ratio: {4: 4}; JSON object keys are strings
             if not isinstance(key, str):
-                self.diagnostics.add(
+                self.fail(
                     self.location(key_node), dotted(path), f"mapping key {key!r} must be a string"
                 )
                 continue
@@ -188,14 +198,23 @@ class _Converter:
     def scalar(self, node: yaml.Node, path: Path_) -> object:
         if node.tag == DELETE_TAG:
             if node.value not in ("", None):
-                self.diagnostics.add(
+                self.fail(
                     self.location(node),
                     dotted(path),
                     "`!delete` takes no value: write `key: !delete`",
                 )
             return DELETE
         if node.tag not in _PLAIN_TAGS:
-            self.diagnostics.add(self.location(node), dotted(path), _tag_message(node.tag))
+            self.fail(self.location(node), dotted(path), _tag_message(node.tag))
+            return None
+        if node.tag == "tag:yaml.org,2002:int" and len(node.value) > MAX_NUMBER_CHARS:
+            # int() refuses more than 4,300 digits, and no field has a use for more than a few
+            self.fail(
+                self.location(node),
+                dotted(path),
+                f"integer literal of {len(node.value)} characters; no spec field takes a number "
+                "that large (write the value the field's range allows)",
+            )
             return None
         return self.constructor.construct_object(node)
 
@@ -207,16 +226,60 @@ def _tag_message(tag: str) -> str:
     return f"unsupported YAML tag {shown!r}; the only tag a spec may use is `!delete`"
 
 
-def load_document(path: Path, diagnostics: Diagnostics) -> LoadedDocument | None:
-    """Parse one spec file. Problems go to ``diagnostics``; None when nothing usable was read."""
+class SpecReadError(Exception):
+    """A spec file that cannot be read safely: not a regular file, too large, or a symlink that
+    leaves the directory the spec must stay in."""
+
+
+def read_spec_bytes(path: Path, directory: Path | None = None) -> bytes:
+    """The bytes of one spec, bounded before anything is parsed.
+
+    Only a regular file is read (a FIFO would block forever, /dev/zero never ends), at most
+    MAX_FILE_BYTES + 1 bytes of it, and only when it resolves below ``directory`` (by default
+    the directory it is named in): a symlink must not carry a spec, or an ``extends`` chain,
+    out of its spec directory. Raises SpecReadError (or OSError) with the reason."""
+    directory = (directory if directory is not None else path.absolute().parent).resolve()
+    target = path.resolve()
+    if not target.is_relative_to(directory):
+        raise SpecReadError(
+            f"resolves (through a symlink) to {target}, outside the spec directory {directory}; "
+            "put the spec itself in the spec directory"
+        )
+    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. O_NOFOLLOW: the
+    # resolved path has no symlink left; one that appears now is refused, not followed.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(target, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise SpecReadError("is not a regular file (a FIFO, a device or a directory?)")
+        chunks, size = [], 0
+        while size <= MAX_FILE_BYTES:
+            chunk = os.read(fd, MAX_FILE_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > MAX_FILE_BYTES:
+        raise SpecReadError(f"spec is larger than {MAX_FILE_BYTES} bytes")
+    return b"".join(chunks)
+
+
+def load_document(
+    path: Path, diagnostics: Diagnostics, directory: Path | None = None
+) -> LoadedDocument | None:
+    """Parse one spec file. Problems go to ``diagnostics``; None when nothing usable was read.
+
+    ``directory`` is where the file must resolve to (see read_spec_bytes)."""
     file = display_name(path)
     try:
-        raw = path.read_bytes()
+        raw = read_spec_bytes(path, directory)
+    except SpecReadError as exc:
+        diagnostics.add(Location(file, 1, 1), "", f"cannot read the spec: {exc}")
+        return None
     except OSError as exc:
         diagnostics.add(Location(file, 1, 1), "", f"cannot read the spec: {exc.strerror or exc}")
-        return None
-    if len(raw) > MAX_FILE_BYTES:
-        diagnostics.add(Location(file, 1, 1), "", f"spec is larger than {MAX_FILE_BYTES} bytes")
         return None
     try:
         text = raw.decode("utf-8")
@@ -250,17 +313,17 @@ def load_document(path: Path, diagnostics: Diagnostics) -> LoadedDocument | None
         )
         return None
     converter = _Converter(file, diagnostics)
-    before = len(diagnostics.items)
     data = converter.convert(nodes[0], ())
     if not isinstance(data, dict):
         diagnostics.add(
             converter.location(nodes[0]), "", "the top level of a spec must be a mapping"
         )
         return None
-    if len(diagnostics.items) != before:
-        # A document with load errors (a duplicate key, a bad tag, an alias bomb) is not
-        # validated: the placeholders left where the bad nodes were would only add confusing
-        # follow-on errors ("expected a string, got null") on top of the real one.
+    if converter.placeholders:
+        # A document with load errors (a bad tag, an alias bomb) is not validated: the
+        # placeholders left where the bad nodes were would only add confusing follow-on errors
+        # ("expected a string, got null") on top of the real one. A duplicate key is not such
+        # an error: the caller finds it in ``diagnostics`` and validates the rest of the spec.
         return None
     return LoadedDocument(
         file, path.resolve(), text, data, converter.positions, converter.key_positions

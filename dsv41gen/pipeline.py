@@ -193,6 +193,8 @@ def load_families(
     diagnostics = Diagnostics()
     resolver = Resolver(diagnostics)
     for path in spec_paths:
+        if path.exists() and not path.is_file():
+            raise UsageError(f"{path} is not a regular file; name a spec's YAML file")
         if not path.is_file():
             candidates = (
                 sorted(p.name for p in path.parent.glob("*.yaml")) if path.parent.is_dir() else []

@@ -53,19 +53,22 @@ def _own_provenance(doc: LoadedDocument) -> dict[Path_, Location]:
     return provenance
 
 
-def _drop_subtree(provenance: dict[Path_, Location], prefix: Path_) -> None:
-    n = len(prefix)
-    for path in [p for p in provenance if p[:n] == prefix]:
-        del provenance[path]
-
-
-def _copy_subtree(
-    source: dict[Path_, Location], target: dict[Path_, Location], prefix: Path_
+def _copy_provenance(
+    value: object, path: Path_, source: dict[Path_, Location], target: dict[Path_, Location]
 ) -> None:
-    n = len(prefix)
-    for path, location in source.items():
-        if path[:n] == prefix:
-            target[path] = location
+    """Copy the positions of ``value`` and of everything below it from ``source``.
+
+    Walks the value, so the cost is the size of the subtree: merging is linear in the number
+    of keys (scanning every recorded path for each key made 19,500 keys take 36 s)."""
+    location = source.get(path)
+    if location is not None:
+        target[path] = location
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _copy_provenance(item, path + (key,), source, target)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _copy_provenance(item, path + (i,), source, target)
 
 
 def _merge(
@@ -74,10 +77,14 @@ def _merge(
     path: Path_,
     child_doc: LoadedDocument,
     child_prov: dict[Path_, Location],
+    parent_prov: dict[Path_, Location],
     provenance: dict[Path_, Location],
     diagnostics: Diagnostics,
 ) -> dict:
+    """The child merged over the parent; fills ``provenance`` with the position of every field
+    of the result (the child's where it wrote the value, else the parent's)."""
     merged = dict(parent)
+    written: set[object] = set()  # keys whose value (and positions) come from the child
     for key, value in child.items():
         here = path + (key,)
         if value is DELETE:
@@ -90,11 +97,18 @@ def _merge(
                 )
                 continue
             del merged[key]
-            _drop_subtree(provenance, here)
+            written.discard(key)
             continue
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = _merge(
-                merged[key], value, here, child_doc, child_prov, provenance, diagnostics
+                merged[key],
+                value,
+                here,
+                child_doc,
+                child_prov,
+                parent_prov,
+                provenance,
+                diagnostics,
             )
             provenance[here] = child_prov[here]
             continue
@@ -102,8 +116,13 @@ def _merge(
         merged[key] = _strip_deletes(
             value, here, child_doc, diagnostics, "the parent spec has no such key"
         )
-        _drop_subtree(provenance, here)
-        _copy_subtree(child_prov, provenance, here)
+        written.add(key)
+    for key, value in merged.items():
+        here = path + (key,)
+        if key in written:
+            _copy_provenance(value, here, child_prov, provenance)
+        elif here not in provenance:  # untouched by the child: the parent's positions
+            _copy_provenance(value, here, parent_prov, provenance)
     return merged
 
 
@@ -166,6 +185,35 @@ def _parent_path(doc: LoadedDocument, diagnostics: Diagnostics) -> Path | None:
         )
         return None
     candidate = doc.path.parent.joinpath(*pure.parts)
+    try:
+        return _checked_parent(candidate, target, where, doc, diagnostics)
+    except OSError as error:  # a name too long for the filesystem, a permission problem
+        diagnostics.add(
+            where, "extends", f"cannot open the parent spec {target!r}: {error.strerror or error}"
+        )
+        return None
+
+
+def _checked_parent(
+    candidate: Path, target: str, where: Location, doc: LoadedDocument, diagnostics: Diagnostics
+) -> Path | None:
+    if candidate.exists():
+        resolved = candidate.resolve()
+        if not resolved.is_relative_to(doc.path.parent):
+            diagnostics.add(
+                where,
+                "extends",
+                f"{target!r} resolves through a symlink to {str(resolved)!r}, outside the spec "
+                "directory; name a spec beside this one or below it",
+            )
+            return None
+        if not resolved.is_file():
+            diagnostics.add(
+                where,
+                "extends",
+                f"{target!r} is not a regular file; name the parent spec's YAML file",
+            )
+            return None
     if not candidate.is_file():
         siblings = sorted(p.name for p in doc.path.parent.glob("*.yaml"))
         diagnostics.add(
@@ -221,9 +269,11 @@ class Resolver:
             if parent is None:
                 result = None
             else:
-                provenance = dict(parent.provenance)
+                provenance = {(): parent.provenance[()]} if () in parent.provenance else {}
                 body = {k: v for k, v in doc.data.items() if k != "extends"}
-                data = _merge(parent.data, body, (), doc, own, provenance, self.diagnostics)
+                data = _merge(
+                    parent.data, body, (), doc, own, parent.provenance, provenance, self.diagnostics
+                )
                 data["extends"] = doc.data["extends"]
                 provenance[("extends",)] = own[("extends",)]
                 result = ResolvedSpec(doc, parent.lineage + (doc,), data, provenance)

@@ -642,7 +642,7 @@ class _Inherited:
 
     def add(self, location: Location, path: str, message: str) -> None:
         if location.file != self.spec.file:
-            if Diagnostic(location, path, message) in self.diagnostics.items:
+            if Diagnostic(location, path, message) in self.diagnostics:
                 return  # the ancestor itself has this error; the child only inherits it
             message += f" (in {self.spec.file}, which inherits this value)"
         self.diagnostics.add(location, path, message)

@@ -485,6 +485,45 @@ specs/deepseek_v4.yaml:@maximum: 6@:9: speculative.methods.dspark.num_speculativ
 ]
 
 
+# Bad input that once crashed the generator (exit 70) or stopped it at the first problem.
+CASES += [
+    (
+        "duplicate_key_reported_with_the_other_errors",
+        [
+            (
+                V41,
+                "  display_name: DeepSeek V4.1\n  model_type: deepseek_v41\n",
+                "  display_name: DeepSeek V4.1\n  display_name: DeepSeek V4.1\n  model_typ: deepseek_v41\n",
+            )
+        ],
+        """
+specs/deepseek_v41.yaml:@  name: deepseek_v41+2@:3: variant.display_name: duplicate key 'display_name' (first defined at line 12); YAML would keep only the last one: remove or rename one of them
+specs/deepseek_v41.yaml:@model_typ:@:3: variant.model_typ: unknown field 'model_typ'; did you mean 'model_type'?
+""",
+    ),
+    (
+        "integer_literal_over_int_digit_limit",
+        [(V4, "num_token_cutoff: 1024", "num_token_cutoff: " + "9" * 5000)],
+        """
+specs/deepseek_v4.yaml:@num_token_cutoff:@:23: kernels.rope_kv_insert.num_token_cutoff: integer literal of 5000 characters; no spec field takes a number that large (write the value the field's range allows)
+""",
+    ),
+    (
+        "root_variant_not_a_mapping",
+        [
+            (
+                V4,
+                "variant:\n  name: deepseek_v4\n  display_name: DeepSeek V4\n  model_type: deepseek_v4 # [ref §1] HF config model_type\n",
+                "variant: oops\n",
+            )
+        ],
+        """
+specs/deepseek_v4.yaml:@variant: oops@:1: variant: expected a mapping, got a string ('oops')
+""",
+    ),
+]
+
+
 @pytest.mark.parametrize("edits, expected", [pytest.param(e, x, id=i) for i, e, x in CASES])
 def test_golden_error_output(specs_copy, run_cli, tmp_path, edits, expected):
     for name, old, new in edits:

@@ -1,0 +1,198 @@
+"""Bounded work for every input: what a spec file is (a FIFO, a device, a symlink out of the spec
+directory, 50 MB of text) is checked before anything is parsed, on the full build and on the
+no-op fast path alike, and merging costs time linear in the number of keys."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from corehelpers import SPECS, V4, V41, edit
+
+from dsv41gen import fastpath, load
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and symlinks are POSIX")
+
+_SUMMARY_1 = "1 error; nothing was written."
+
+
+def _outside_dir(tmp_path: Path) -> Path:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    return outside
+
+
+def test_fifo_beside_the_specs_is_a_located_error(specs_copy, run_cli, tmp_path):
+    # Opening a FIFO for reading blocks until a writer comes: the run would hang (the helper's
+    # timeout turns that into a failure) instead of reporting it.
+    os.mkfifo(specs_copy / "zz.yaml")
+    result = run_cli("build", f"specs/{V41}", "--out", "out")
+    assert result.stderr.splitlines() == [
+        "specs/zz.yaml:1:1: cannot read the spec: is not a regular file (a FIFO, a device or a "
+        "directory?)",
+        _SUMMARY_1,
+    ]
+    assert result.rc == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_fifo_named_on_the_command_line_is_a_usage_error(tmp_path, run_cli):
+    os.mkfifo(tmp_path / "f.yaml")
+    result = run_cli("build", "f.yaml", "--out", "out")
+    assert result.rc == 2
+    assert result.stderr == "error: f.yaml is not a regular file; name a spec's YAML file\n"
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "outside"])
+def test_symlink_leaving_the_spec_directory_is_refused(specs_copy, run_cli, tmp_path, target):
+    if target == "outside":
+        target = str(_outside_dir(tmp_path) / "x.yaml")
+        shutil.copy(SPECS / V4, target)
+    (specs_copy / "zz.yaml").symlink_to(target)
+    for command in ("build", "check"):
+        result = run_cli(command, f"specs/{V41}", "--out", "out")
+        assert result.stderr.splitlines() == [
+            f"specs/zz.yaml:1:1: cannot read the spec: resolves (through a symlink) to {target}, "
+            f"outside the spec directory {specs_copy.resolve()}; put the spec itself in the spec "
+            "directory",
+            _SUMMARY_1,
+        ], command
+        assert result.rc == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_symlink_inside_the_spec_directory_still_works(specs_copy, run_cli, tmp_path):
+    (specs_copy / "sub").mkdir()
+    shutil.move(specs_copy / V4, specs_copy / "sub" / V4)
+    (specs_copy / V4).symlink_to(Path("sub") / V4)
+    result = run_cli("build", f"specs/{V41}", "--out", "out")
+    assert result.rc == 0, result.output
+
+
+def test_extends_cannot_escape_through_a_symlinked_directory(specs_copy, run_cli, tmp_path):
+    """`extends: sub/x.yaml` has no '..', but `sub` may be a link to anywhere."""
+    outside = _outside_dir(tmp_path)
+    shutil.copy(SPECS / V4, outside / "p.yaml")
+    (specs_copy / "sub").symlink_to(outside)
+    edit(specs_copy / V41, "extends: deepseek_v4.yaml", "extends: sub/p.yaml")
+    result = run_cli("build", f"specs/{V41}", "--out", "out")
+    line = next(
+        i
+        for i, text in enumerate((specs_copy / V41).read_text().splitlines(), 1)
+        if text.startswith("extends:")
+    )
+    assert result.stderr.splitlines() == [
+        f"specs/{V41}:{line}:1: extends: 'sub/p.yaml' resolves through a symlink to "
+        f"'{outside.resolve() / 'p.yaml'}', outside the spec directory; name a spec beside this "
+        "one or below it",
+        _SUMMARY_1,
+    ]
+    assert result.rc == 1
+
+
+def test_extends_naming_a_fifo_is_a_located_error(specs_copy, run_cli):
+    os.mkfifo(specs_copy / "fifo.yaml")
+    edit(specs_copy / V41, "extends: deepseek_v4.yaml", "extends: fifo.yaml")
+    result = run_cli("build", f"specs/{V41}", "--out", "out")
+    assert result.rc == 1
+    assert "extends: 'fifo.yaml' is not a regular file; name the parent spec's YAML file" in (
+        result.stderr
+    )
+
+
+def test_fast_path_reads_a_huge_spec_only_up_to_the_limit(specs_copy, tmp_path):
+    """A 50 MB sibling once cost the fast path 151 s and 5.9 GB: it parsed the whole file before
+    any limit applied. Now it reads at most the limit plus one byte of it, and parses nothing:
+    the peak of memory allocated meanwhile stays far below the file's size."""
+    import tracemalloc
+
+    huge = specs_copy / "huge.yaml"
+    with huge.open("w") as handle:
+        handle.write("a: '")
+        handle.write("x" * (50 << 20))
+        handle.write("'\n")
+    fastpath._raw.cache_clear()
+    tracemalloc.start()
+    try:
+        assert fastpath.up_to_date([specs_copy / V41], tmp_path / "out") is None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        fastpath._raw.cache_clear()
+    assert peak < 8 * load.MAX_FILE_BYTES, peak
+
+
+def test_oversized_spec_is_a_located_error(specs_copy, run_cli, tmp_path):
+    (specs_copy / "huge.yaml").write_text("a: '" + "x" * (2 << 20) + "'\n")
+    result = run_cli("build", f"specs/{V41}", "--out", "out")
+    assert result.stderr.splitlines() == [
+        "specs/huge.yaml:1:1: cannot read the spec: spec is larger than 1048576 bytes",
+        _SUMMARY_1,
+    ]
+
+
+def _line_events(function) -> int:
+    """How many lines of dsv41gen/resolve.py run while ``function`` runs: a deterministic count of
+    the merge's work (no clock)."""
+    import dsv41gen.resolve as resolve
+
+    target = resolve.__file__
+    count = 0
+
+    def tracer(frame, event, arg):
+        nonlocal count
+        if frame.f_code.co_filename != target:
+            return None
+        if event == "line":
+            count += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        function()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+def _merge_work(tmp_path: Path, keys: int) -> int:
+    from dsv41gen.errors import Diagnostics
+    from dsv41gen.resolve import Resolver
+
+    directory = tmp_path / f"n{keys}"
+    directory.mkdir()
+    (directory / "root.yaml").write_text(
+        "spec_version: 1\nhf_config:\n" + "".join(f"  k{i}: {i}\n" for i in range(keys))
+    )
+    (directory / "child.yaml").write_text(
+        "spec_version: 1\nextends: root.yaml\nhf_config:\n"
+        + "".join(f"  k{i}: {i + 1}\n" for i in range(0, keys, 2))
+        + "".join(f"  n{i}: {i}\n" for i in range(keys // 2))
+    )
+    diagnostics = Diagnostics()
+    resolver = Resolver(diagnostics)
+    resolver.document(directory / "root.yaml")
+    resolver.document(directory / "child.yaml")  # parsing is not what is measured
+    spec = None
+
+    def run():
+        nonlocal spec
+        spec = resolver.resolve(directory / "child.yaml")
+
+    work = _line_events(run)
+    assert not diagnostics, diagnostics.items
+    assert spec is not None and len(spec.data["hf_config"]) == keys + keys // 2
+    assert spec.where(("hf_config", "n0")).file.endswith("child.yaml")
+    assert spec.where(("hf_config", "k1")).file.endswith("root.yaml")
+    return work
+
+
+def test_merging_is_linear_in_the_number_of_keys(tmp_path):
+    """Merging 19,500 hf_config keys took 36 s: every key scanned every recorded path. Doubling
+    the keys must about double the work (a quadratic merge quadruples it)."""
+    small, large = _merge_work(tmp_path, 2000), _merge_work(tmp_path, 4000)
+    assert large < 2.5 * small, (small, large)
+    assert large < 40 * 4000  # a few dozen lines per key, not thousands
