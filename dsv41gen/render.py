@@ -2,21 +2,219 @@
 
 Templates hold layout only. Every value a template prints comes from a plan object the planner
 built; StrictUndefined turns a misspelt attribute into an error instead of an empty string.
+
+Safe rendering by construction: every ``{{ expression }}`` of every template is rewritten, as
+the template is compiled, into ``{{ (expression) | _emit(template, line, expression text) }}``.
+``_emit`` prints only a typed value from ``codegen_values`` (a Python literal, an identifier, a
+comment, ...) or a macro's output; a plain ``str``, ``int`` or any other value fails the render
+with ``TemplateValueError`` naming the template, line and expression. ``finalize`` then refuses
+anything ``_emit`` did not pass, so no output path skips the check.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 
 import jinja2
+import jinja2.ext
+from jinja2.lexer import Token, TokenStream, reverse_operators
 
+from .codegen_values import (
+    Code,
+    CodegenValueError,
+    Comment,
+    CppBool,
+    CppCode,
+    CppFloat,
+    CppInt,
+    PyCode,
+    PyLiteral,
+)
 from .inputs import templates_dir
 
 
-def _comment_text(value: object) -> str:
-    """Free text placed in a comment: one line (a newline would end the comment and start code),
-    and unable to close a C comment."""
-    return " ".join(str(value).split()).replace("*/", "* /")
+class TemplateValueError(RuntimeError):
+    """A template printed a value that does not know its target language (a generator bug)."""
+
+
+class _Emitted(str):
+    """Text ``_emit`` let through; ``finalize`` prints nothing else."""
+
+
+def _expression_text(tokens: list[Token]) -> str:
+    out = []
+    for token in tokens:
+        if token.type == "string":
+            out.append(repr(token.value))
+        elif token.type in reverse_operators:
+            out.append(reverse_operators[token.type])
+        else:
+            out.append(str(token.value))
+    text = " ".join(out)
+    for tight in (" ( ", " ) ", " . ", " [ ", " ] ", " , "):
+        text = text.replace(tight, tight.strip() + (" " if tight == " , " else ""))
+    return text.replace(" (", "(").replace("( ", "(")
+
+
+def _is_macro_call(tokens: list[Token], macros: set[str]) -> bool:
+    """``name(...)``, optionally ``| indent(N, true)``, where name is a macro this template
+    defines: its text is made of its own checked ``{{ }}`` outputs and template text."""
+    if len(tokens) < 3 or tokens[0].type != "name" or tokens[0].value not in macros:
+        return False
+    if tokens[1].type != "lparen":
+        return False
+    depth = 0
+    for i, token in enumerate(tokens[1:], start=1):
+        depth += token.type == "lparen"
+        depth -= token.type == "rparen"
+        if depth == 0:
+            rest = tokens[i + 1 :]
+            break
+    else:
+        return False
+    if not rest:
+        return True
+    kinds = [(t.type, t.value) for t in rest]
+    return (
+        kinds[:3] == [("pipe", "|"), ("name", "indent"), ("lparen", "(")]
+        and kinds[-1][0] == "rparen"
+        and all(k in ("integer", "comma") or v in ("true", "false") for k, v in kinds[3:-1])
+    )
+
+
+class TypedOutput(jinja2.ext.Extension):
+    """Wraps every ``{{ }}`` expression in the ``_emit`` check (see the module docstring)."""
+
+    def filter_stream(self, stream: TokenStream):
+        name = stream.name or "<template>"
+        macros: set[str] = set()
+        previous: list[Token] = []
+        tokens = iter(stream)
+        for token in tokens:
+            if token.type == "name" and len(previous) >= 1 and previous[-1].value == "macro":
+                macros.add(token.value)
+            if token.type == "tilde":
+                raise jinja2.TemplateSyntaxError(
+                    "'~' concatenates untyped text; print typed values instead", token.lineno, name
+                )
+            if token.type != "variable_begin":
+                previous = [token]
+                yield token
+                continue
+            yield token
+            inner: list[Token] = []
+            for inside in tokens:
+                if inside.type == "variable_end":
+                    end = inside
+                    break
+                if inside.type == "tilde":
+                    raise jinja2.TemplateSyntaxError(
+                        "'~' concatenates untyped text; print typed values instead",
+                        inside.lineno,
+                        name,
+                    )
+                inner.append(inside)
+            lineno = inner[0].lineno if inner else token.lineno
+            check = "_emit_macro" if _is_macro_call(inner, macros) else "_emit"
+            yield Token(lineno, "lparen", "(")
+            yield from inner
+            yield Token(lineno, "rparen", ")")
+            yield Token(lineno, "pipe", "|")
+            yield Token(lineno, "name", check)
+            yield Token(lineno, "lparen", "(")
+            yield Token(lineno, "string", name)
+            yield Token(lineno, "comma", ",")
+            yield Token(lineno, "integer", lineno)
+            yield Token(lineno, "comma", ",")
+            yield Token(lineno, "string", _expression_text(inner))
+            yield Token(lineno, "rparen", ")")
+            yield end
+            previous = [end]
+
+
+def _where(template: str, line: int, expression: str) -> str:
+    return f"templates/{template}:{line}: {{{{ {expression} }}}}"
+
+
+def _emit(value: object, template: str, line: int, expression: str) -> _Emitted:
+    if isinstance(value, Code):
+        return _Emitted(value.text)
+    raise TemplateValueError(
+        f"{_where(template, line, expression)} printed a {type(value).__name__} "
+        f"({value!r:.60}); templates print only typed values (dsv41gen/codegen_values.py)"
+    )
+
+
+def _emit_macro(value: object, template: str, line: int, expression: str) -> _Emitted:
+    if isinstance(value, str):
+        return _Emitted(value)  # a macro's text: each of its own {{ }} went through _emit
+    return _emit(value, template, line, expression)
+
+
+def _finalize(value: object) -> object:
+    if isinstance(value, _Emitted):
+        return value
+    raise TemplateValueError(f"unchecked template output {value!r:.60}")
+
+
+def _number(value: object, what: str) -> None:
+    if isinstance(value, str) or not (value is None or isinstance(value, (bool, int, float))):
+        raise TemplateValueError(
+            f"the {what} filter takes numbers and booleans only, got {type(value).__name__} "
+            f"{value!r:.60}; strings come from the planner as typed values"
+        )
+
+
+def _py(value: object) -> Code:
+    """A number, boolean or None (or a tuple / list of them) as a Python literal."""
+    if isinstance(value, PyLiteral):
+        return value
+    for item in value if isinstance(value, (tuple, list)) else (value,):
+        _number(item, "py")
+    return PyLiteral(value)
+
+
+def _py_hex(value: object, digits: int = 0) -> Code:
+    if type(value) is not int or value < 0:
+        raise TemplateValueError(f"py_hex takes a non-negative int, got {value!r:.60}")
+    return PyCode(f"0x{value:0{digits}X}")
+
+
+def _cpp(value: object, ctype: str = "") -> Code:
+    """A number or boolean as a C++ literal (int: range-checked for ``ctype``, default int)."""
+    _number(value, "cpp")
+    if isinstance(value, bool):
+        return CppBool(value)
+    if isinstance(value, int):
+        return CppInt(value, ctype or "int")
+    if isinstance(value, float) and math.isfinite(value):
+        return CppFloat(value)
+    raise TemplateValueError(f"no C++ literal for {value!r:.60}")
+
+
+def _cpp_hex(value: object, ctype: str = "uint32_t") -> Code:
+    return CppInt(value, ctype, hex=True)
+
+
+def _join(values: object, separator: str = "") -> Code:
+    """Typed values joined: comments into a comment, code into code of the same language."""
+    items = list(values)  # type: ignore[call-overload]
+    if not all(isinstance(v, Code) for v in items):
+        bad = next(v for v in items if not isinstance(v, Code))
+        raise TemplateValueError(f"join of an untyped {type(bad).__name__} ({bad!r:.60})")
+    if items and all(isinstance(v, Comment) for v in items):
+        return Comment.join(separator, items)
+    if any(isinstance(v, (CppCode, CppInt, CppFloat, CppBool)) for v in items):
+        return CppCode.join(separator, items)
+    return PyCode.join(separator, items)
+
+
+def _refuse(name: str):
+    def refuse(*args: object, **kwargs: object):
+        raise TemplateValueError(f"the {name} filter makes untyped text; not allowed in templates")
+
+    return refuse
 
 
 @functools.lru_cache(maxsize=1)
@@ -28,16 +226,29 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
+        finalize=_finalize,
+        extensions=[TypedOutput],
     )
-    # Strings that land in generated code go through repr() (Python) or a C-escaping filter.
-    env.filters["py"] = repr
-    env.filters["comment"] = _comment_text
+    for name in ("safe", "string", "format", "tojson", "pprint", "urlize", "xmlattr", "escape"):
+        env.filters[name] = _refuse(name)
+    env.filters.update(
+        _emit=_emit,
+        _emit_macro=_emit_macro,
+        py=_py,
+        py_hex=_py_hex,
+        cpp=_cpp,
+        cpp_hex=_cpp_hex,
+        join=_join,
+    )
     return env
 
 
 def render(template_name: str, **context: object) -> str:
     """Render one template with the given plan objects."""
-    return environment().get_template(template_name).render(**context)
+    try:
+        return environment().get_template(template_name).render(**context)
+    except CodegenValueError as error:
+        raise TemplateValueError(f"templates/{template_name}: {error}") from error
 
 
 def render_files(files, inputs_hash: str, spec_files: tuple[str, ...]) -> dict[str, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from ..codegen_values import Identifier, LiteralTable
 from ..model import Family
 from .sources import SourceMap
 
@@ -166,7 +167,9 @@ def _test_files(family: Family, sources: SourceMap, package: str, spec_plan) -> 
     runner_plan = runner.plan_runner(family, sources)
     checkpoint_plan = checkpoint.plan_checkpoint(family, sources)
     files = [
-        _file(f"{out}/__init__.py", "python/tests/init.py.j2", "tests", family=family.name),
+        _file(
+            f"{out}/__init__.py", "python/tests/init.py.j2", "tests", family=Identifier(family.name)
+        ),
         _file(
             f"{out}/test_registry.py",
             "python/tests/test_registry.py.j2",
@@ -178,28 +181,28 @@ def _test_files(family: Family, sources: SourceMap, package: str, spec_plan) -> 
             "python/tests/test_backends.py.j2",
             "tests",
             plan=backends_plan,
-            tests=tests.backend_tests(family, backends_plan),
+            tests=LiteralTable(tests.backend_tests(family, backends_plan)),
         ),
         _file(
             f"{out}/test_speculative.py",
             "python/tests/test_speculative.py.j2",
             "tests",
             plan=spec_plan,
-            tests=tests.speculative_tests(family, spec_plan),
+            tests=LiteralTable(tests.speculative_tests(family, spec_plan)),
         ),
         _file(
             f"{out}/test_runner.py",
             "python/tests/test_runner.py.j2",
             "tests",
             plan=runner_plan,
-            tests=tests.runner_tests(runner_plan),
+            tests=LiteralTable(tests.runner_tests(runner_plan)),
         ),
         _file(
             f"{out}/test_checkpoint.py",
             "python/tests/test_checkpoint.py.j2",
             "tests",
             plan=checkpoint_plan,
-            tests=tests.checkpoint_tests(family, checkpoint_plan),
+            tests=LiteralTable(tests.checkpoint_tests(family, checkpoint_plan)),
         ),
     ]
     kv_plan = kv_cache.plan_kv_cache(family, sources)
@@ -210,7 +213,7 @@ def _test_files(family: Family, sources: SourceMap, package: str, spec_plan) -> 
                 "python/tests/test_kv_cache.py.j2",
                 "tests",
                 plan=kv_plan,
-                tests=tests.kv_tests(family, kv_plan),
+                tests=LiteralTable(tests.kv_tests(family, kv_plan)),
             )
         )
     return files

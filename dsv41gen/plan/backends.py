@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codegen_values import Comment, Identifier, PyCode, PyLiteral
 from ..model import AttentionBackend, BackendKind, Family, KernelBlockSizes
 from .sources import SourceMap
 
@@ -21,7 +22,19 @@ class BlockSizesPlan:
     ]  # (family number, sizes), only where != default
     default: tuple[int, ...]
     note: str | None
-    source: str
+    source: Comment
+
+    @property
+    def by_family_py(self) -> PyLiteral:
+        return PyLiteral({family: list(sizes) for family, sizes in self.by_family})
+
+    @property
+    def default_py(self) -> PyLiteral:
+        return PyLiteral(list(self.default))
+
+    @property
+    def note_comment(self) -> Comment | None:
+        return Comment(self.note) if self.note else None
 
 
 @dataclass(frozen=True)
@@ -37,12 +50,51 @@ class BackendClassPlan:
     kv_cache_layouts_source: str | None
     inherited: tuple[str, ...]  # what the class takes from its parent, for the docstring
 
+    @property
+    def class_ident(self) -> Identifier:
+        return Identifier(self.class_name)
+
+    @property
+    def parent_ident(self) -> Identifier:
+        return Identifier(self.parent)
+
+    @property
+    def variant_ident(self) -> Identifier:
+        return Identifier(self.variant)
+
+    @property
+    def inherited_idents(self) -> tuple[Identifier, ...]:
+        return tuple(Identifier(name) for name in self.inherited)
+
+    @property
+    def name_py(self) -> PyLiteral:
+        return PyLiteral(self.name)
+
+    @property
+    def kv_cache_layouts_py(self) -> PyCode:
+        """The tuple of KVCacheLayout members, as Python source."""
+        members = [
+            PyCode.format("KVCacheLayout.{}", Identifier(n)) for n in self.kv_cache_layouts or ()
+        ]
+        return PyCode(
+            "(" + ", ".join(m.text for m in members) + ("," if len(members) == 1 else "") + ")"
+        )
+
 
 @dataclass(frozen=True)
 class SparseMlaPlan:
     name: str
     variant: str
     block_sizes: BlockSizesPlan
+
+    @property
+    def name_py(self) -> PyLiteral:
+        return PyLiteral(self.name)
+
+    @property
+    def function(self) -> Identifier:
+        """The generated function that answers this backend's block sizes."""
+        return Identifier(f"_{self.name.lower()}_block_sizes")
 
 
 @dataclass(frozen=True)
@@ -53,6 +105,14 @@ class BackendsPlan:
     engine_parents: tuple[str, ...]
     uses_rocm: bool
     binding_imports: tuple[str, ...]  # names backends.py takes from _binding
+
+    @property
+    def family_ident(self) -> Identifier:
+        return Identifier(self.family)
+
+    @property
+    def binding_imports_py(self) -> tuple[Identifier, ...]:
+        return tuple(Identifier(name) for name in self.binding_imports)
 
 
 def _block_sizes(sizes: KernelBlockSizes, source: str) -> BlockSizesPlan:

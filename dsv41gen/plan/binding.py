@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codegen_values import Comment, DocText, DottedPath, Identifier, PyLiteral
 from ..model import Family, KvSpecType
 from . import engine
 
@@ -12,25 +13,31 @@ from . import engine
 class EngineParent:
     """An engine class a generated backend subclasses (e.g. DeepseekV32IndexerBackend)."""
 
-    name: str
-    module: str
-    source: str
+    name: Identifier
+    module: DottedPath
+    source: Comment
 
 
 @dataclass(frozen=True)
 class StandaloneKvType:
-    name: str
-    parent: str | None
+    name: Identifier
+    parent: Identifier | None
+
+
+@dataclass(frozen=True)
+class LayoutMember:
+    name: Identifier
+    value: PyLiteral
 
 
 @dataclass(frozen=True)
 class BindingPlan:
-    vllm_version: str
+    vllm_version: DocText
     imports: tuple[engine.EngineImport, ...]
     engine_parents: tuple[EngineParent, ...]
-    kv_module: str
+    kv_module: DottedPath
     kv_types: tuple[StandaloneKvType, ...]
-    kv_cache_layouts: tuple[str, ...]  # KVCacheLayout members the backends name
+    kv_cache_layouts: tuple[LayoutMember, ...]  # KVCacheLayout members the backends name
 
 
 def engine_parents(family: Family, sources) -> tuple[EngineParent, ...]:
@@ -39,11 +46,11 @@ def engine_parents(family: Family, sources) -> tuple[EngineParent, ...]:
         for backend in variant.backends:
             if backend.parent_module is not None and backend.parent not in found:
                 found[backend.parent] = EngineParent(
-                    backend.parent,
-                    backend.parent_module,
+                    Identifier(backend.parent),
+                    DottedPath(backend.parent_module),
                     sources.ref(variant.name, "attention_backends", backend.key, "parent_module"),
                 )
-    return tuple(sorted(found.values(), key=lambda p: p.name))
+    return tuple(sorted(found.values(), key=lambda p: p.name.text))
 
 
 def kv_types(family: Family) -> tuple[KvSpecType, ...]:
@@ -67,10 +74,13 @@ def plan_binding(family: Family, sources) -> BindingPlan:
     if layouts:
         imports.append(engine.KV_CACHE_LAYOUT)
     return BindingPlan(
-        vllm_version=engine.VLLM_VERSION,
+        vllm_version=DocText(engine.VLLM_VERSION),
         imports=tuple(imports),
         engine_parents=engine_parents(family, sources),
-        kv_module=engine.KV_SPEC_MODULE,
-        kv_types=tuple(StandaloneKvType(t.name, t.parent) for t in kv_types(family)),
-        kv_cache_layouts=tuple(layouts),
+        kv_module=DottedPath(engine.KV_SPEC_MODULE),
+        kv_types=tuple(
+            StandaloneKvType(Identifier(t.name), Identifier(t.parent) if t.parent else None)
+            for t in kv_types(family)
+        ),
+        kv_cache_layouts=tuple(LayoutMember(Identifier(n), PyLiteral(n)) for n in layouts),
     )

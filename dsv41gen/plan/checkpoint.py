@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codegen_values import Comment, Identifier, LiteralView, PyLiteral, literal_rows
 from ..model import Family
 from .sources import SourceMap
 
@@ -17,7 +18,11 @@ class WeightSetPlan:
     default_stage_count: int | None  # the spec's reference hf_config value
     required: tuple[str, ...]
     optional: tuple[str, ...]
-    source: str
+    source: Comment
+
+    @property
+    def py(self) -> LiteralView:
+        return LiteralView(self)
 
 
 @dataclass(frozen=True)
@@ -25,6 +30,14 @@ class CheckpointPlan:
     family: str
     weight_sets: tuple[WeightSetPlan, ...]
     method_sets: tuple[tuple[str, str, str], ...]  # (model_type, method, weight set name)
+
+    @property
+    def family_ident(self) -> Identifier:
+        return Identifier(self.family)
+
+    @property
+    def method_sets_py(self) -> tuple[tuple[PyLiteral, ...], ...]:
+        return literal_rows(self.method_sets)
 
 
 def plan_checkpoint(family: Family, sources: SourceMap) -> CheckpointPlan:

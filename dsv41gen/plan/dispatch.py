@@ -11,26 +11,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codegen_values import Comment, DocText, Identifier, PyCode, PyLiteral
 from ..model import Family, Method, Variant
 from .sources import SourceMap
 
 
-def model_type_test(model_types: tuple[str, ...] | list[str]) -> str:
+def model_type_test(model_types: tuple[str, ...] | list[str]) -> PyCode:
     """The condition on ``model_type`` for a group of variants (Python source): one variant is
     an equality test, several share one set-membership test."""
     if len(model_types) == 1:
-        return f"== {model_types[0]!r}"
-    return "in {" + ", ".join(repr(m) for m in model_types) + "}"
+        return PyCode.format("== {}", PyLiteral(model_types[0]))
+    return PyCode("in {" + ", ".join(PyLiteral(m).text for m in model_types) + "}")
 
 
 @dataclass(frozen=True)
 class Branch:
     model_types: tuple[str, ...]
     value: object
-    sources: tuple[str, ...]
+    sources: tuple[Comment, ...]
 
     @property
-    def test(self) -> str:
+    def value_py(self) -> PyLiteral:
+        return PyLiteral(self.value)
+
+    @property
+    def test(self) -> PyCode:
         """The condition on ``model_type`` this branch is taken under (Python source)."""
         return model_type_test(self.model_types)
 
@@ -44,6 +49,18 @@ class Site:
     branches: tuple[Branch, ...]  # variants with a value, grouped by equal value
     boolean: bool
     return_type: str
+
+    @property
+    def function(self) -> Identifier:
+        return Identifier(self.name)
+
+    @property
+    def return_annotation(self) -> PyCode:
+        return PyCode(self.return_type)
+
+    @property
+    def docstring(self) -> DocText:
+        return DocText(f"{self.question} ({self.field}; {self.decision}).")
 
     @property
     def decision(self) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codegen_values import DottedPath, Identifier
+
 VLLM_VERSION = "0.33.0"
 
 
@@ -16,6 +18,14 @@ VLLM_VERSION = "0.33.0"
 class EngineImport:
     module: str
     name: str
+
+    @property
+    def module_path(self) -> DottedPath:
+        return DottedPath(self.module)
+
+    @property
+    def name_ident(self) -> Identifier:
+        return Identifier(self.name)
 
 
 MODEL_REGISTRY = EngineImport("vllm", "ModelRegistry")

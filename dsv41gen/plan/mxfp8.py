@@ -26,6 +26,15 @@ import struct
 from dataclasses import dataclass
 
 from dsv41gen import capabilities
+from dsv41gen.codegen_values import (
+    Comment,
+    DocText,
+    DottedPath,
+    Identifier,
+    PyCode,
+    PyLiteral,
+    PyMessage,
+)
 from dsv41gen.errors import assert_never
 from dsv41gen.model import (
     AmaxFloor,
@@ -88,6 +97,19 @@ class Constant:
     literal: str  # Python literal, already formatted as ruff would
     source: str  # the spec field (or format fact) it comes from, printed as a comment
 
+    # what the templates print
+    @property
+    def name_id(self) -> Identifier:
+        return Identifier(self.name)
+
+    @property
+    def literal_py(self) -> PyCode:
+        return PyCode(self.literal)  # the planner formatted it from numbers and dtype names
+
+    @property
+    def source_comment(self) -> Comment:
+        return Comment(self.source)
+
 
 @dataclass(frozen=True)
 class IoDtype:
@@ -96,6 +118,14 @@ class IoDtype:
     kind_name: str  # name of that constexpr, e.g. "DTYPE_BF16"
     widen: Widen
     narrow: Narrow
+
+    @property
+    def torch_dtype_py(self) -> DottedPath:
+        return DottedPath(self.torch_dtype)
+
+    @property
+    def kind_name_id(self) -> Identifier:
+        return Identifier(self.kind_name)
 
 
 class LayoutForm(enum.Enum):
@@ -111,6 +141,18 @@ class LayoutPlan:
     kind_name: str  # constexpr name, e.g. "LAYOUT_ROW_MAJOR"
     row_tile: int  # scale rows are padded to a multiple of this (1: no padding)
     col_tile: int  # scale columns are padded to a multiple of this
+
+    @property
+    def name_py(self) -> PyLiteral:
+        return PyLiteral(self.name)
+
+    @property
+    def name_comment(self) -> Comment:
+        return Comment(self.name)
+
+    @property
+    def kind_name_id(self) -> Identifier:
+        return Identifier(self.kind_name)
 
 
 @dataclass(frozen=True)
@@ -145,6 +187,27 @@ class Mxfp8Plan:
     # documented round-trip bound: |dq - x| <= max(|x| * 2^-rel_exp, 2^(sb - bias + abs_exp))
     round_trip_rel_exp: int
     round_trip_abs_exp: int
+
+    # what the templates print
+    @property
+    def format_doc(self) -> DocText:
+        return DocText(self.format_name)
+
+    @property
+    def fail_message(self) -> PyMessage:
+        return PyMessage((f"{self.format_name} ", PyCode("what"), ": ", PyCode("message")))
+
+    @property
+    def value_dtype_py(self) -> DottedPath:
+        return DottedPath(self.value_dtype)
+
+    @property
+    def value_triton_dtype_py(self) -> DottedPath:
+        return DottedPath(self.value_triton_dtype)
+
+    @property
+    def scale_dtype_py(self) -> DottedPath:
+        return DottedPath(self.scale_dtype)
 
 
 def _hex(value: int) -> str:

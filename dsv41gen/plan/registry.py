@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codegen_values import Comment, Identifier, LiteralView, PyLiteral
 from ..model import Family, RegistryTable
 from .sources import SourceMap
 
@@ -18,11 +19,15 @@ class RegistryEntry:
     module: str
     class_name: str
     variant: str
-    source: str
+    source: Comment
 
     @property
     def target(self) -> str:
         return f"{self.module}:{self.class_name}"
+
+    @property
+    def py(self) -> LiteralView:
+        return LiteralView(self)
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,18 @@ class RegistryTablePlan:
     engine_name: str  # the dict in vLLM's registry.py
     entries: tuple[RegistryEntry, ...]
 
+    @property
+    def name_ident(self) -> Identifier:
+        return Identifier(self.name)
+
+    @property
+    def name_py(self) -> PyLiteral:
+        return PyLiteral(self.name)
+
+    @property
+    def engine_comment(self) -> Comment:
+        return Comment(self.engine_name)
+
 
 @dataclass(frozen=True)
 class RegistryPlan:
@@ -38,6 +55,18 @@ class RegistryPlan:
     variants: tuple[str, ...]
     tables: tuple[RegistryTablePlan, ...]
     target_tables: tuple[str, ...]
+
+    @property
+    def family_ident(self) -> Identifier:
+        return Identifier(self.family)
+
+    @property
+    def variant_idents(self) -> tuple[Identifier, ...]:
+        return tuple(Identifier(v) for v in self.variants)
+
+    @property
+    def target_table_idents(self) -> tuple[Identifier, ...]:
+        return tuple(Identifier(t) for t in self.target_tables)
 
     @property
     def target_entries(self) -> tuple[RegistryEntry, ...]:

@@ -23,6 +23,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from dsv41gen.codegen_values import (
+    Comment,
+    CppCode,
+    CppFloat,
+    DocText,
+    Identifier,
+    PyCode,
+    PyLiteral,
+)
 from dsv41gen.model import (
     CacheFormat,
     CacheFormatKind,
@@ -92,6 +101,14 @@ class Check:
     condition: str
     message_args: str  # C++ argument list after the condition
 
+    @property
+    def condition_cpp(self) -> CppCode:
+        return CppCode(self.condition)
+
+    @property
+    def message_cpp(self) -> CppCode:
+        return CppCode(self.message_args)  # c_string literals and message_arg(...) calls
+
 
 @dataclass(frozen=True)
 class ScalarPlan:
@@ -105,6 +122,39 @@ class ScalarPlan:
     pair_type: str  # packed pair type, e.g. "__nv_bfloat162"
     to_float2: str  # pair -> float2 intrinsic
     from_float2: str  # (float, float) -> pair, round to nearest even
+
+    # what the templates print (the fields above are emitter constants)
+    @property
+    def enum_cpp(self) -> CppCode:
+        return CppCode(self.enum)
+
+    @property
+    def at_cpp(self) -> CppCode:
+        return CppCode(self.at_type)
+
+    @property
+    def enumerator_id(self) -> Identifier:
+        return Identifier(self.enumerator)
+
+    @property
+    def cpp_type_id(self) -> Identifier:
+        return Identifier(self.cpp_type)
+
+    @property
+    def pair_type_id(self) -> Identifier:
+        return Identifier(self.pair_type)
+
+    @property
+    def to_float2_id(self) -> Identifier:
+        return Identifier(self.to_float2)
+
+    @property
+    def from_float2_id(self) -> Identifier:
+        return Identifier(self.from_float2)
+
+    @property
+    def name_comment(self) -> Comment:
+        return Comment(self.spec_name)
 
 
 @dataclass(frozen=True)
@@ -135,6 +185,35 @@ class CachePlan:
     select_cpp: str = ""  # C++ condition on (k_cache, kv_mxfp8) that picks this format
     checks: tuple[Check, ...] = ()  # checks once this format is picked
 
+    # what the templates print
+    @property
+    def enum_cpp(self) -> CppCode:
+        return CppCode(self.enum)
+
+    @property
+    def enumerator_id(self) -> Identifier:
+        return Identifier(self.enumerator)
+
+    @property
+    def select_code(self) -> CppCode:
+        return CppCode(self.select_cpp)
+
+    @property
+    def name_comment(self) -> Comment:
+        return Comment(self.spec_name)
+
+    @property
+    def description_comment(self) -> Comment:
+        return Comment(self.description)
+
+    @property
+    def spec_name_py(self) -> PyLiteral:
+        return PyLiteral(self.spec_name)
+
+    @property
+    def torch_dtype_py(self) -> PyCode:
+        return PyCode(self.cache_torch_dtype)
+
 
 @dataclass(frozen=True)
 class Instantiation:
@@ -147,6 +226,10 @@ class Instantiation:
     def template_args(self) -> str:
         norm = "true" if self.apply_q_norm else "false"
         return f"{self.scalar.cpp_type}, {self.num_heads_q_padded}, {norm}, {self.cache.enum}"
+
+    @property
+    def template_args_cpp(self) -> CppCode:
+        return CppCode(self.template_args)
 
     @property
     def key(self) -> tuple[str, int, bool, str]:
@@ -168,12 +251,28 @@ class InstantiationUnit:
     unsupported_norm_message: str  # C++ literal: the dispatch error for any other value
     instantiations: tuple[Instantiation, ...]
 
+    @property
+    def unsupported_norm_cpp(self) -> CppCode:
+        return CppCode(self.unsupported_norm_message)
+
+    @property
+    def norms_comment(self) -> Comment:
+        return Comment(", ".join(str(n).lower() for n in self.apply_q_norm))
+
 
 @dataclass(frozen=True)
 class GridChoicePlan:
     name: str  # the string the debug op takes
     literal: str  # C++ literal of name
     enum: str  # C++ enumerator
+
+    @property
+    def literal_cpp(self) -> CppCode:
+        return CppCode(self.literal)
+
+    @property
+    def enum_cpp(self) -> CppCode:
+        return CppCode(self.enum)
 
 
 @dataclass(frozen=True)
@@ -265,6 +364,111 @@ class RopeKvPlan:
     bindings_file: str
     loader_module: str
     reference_module: str
+
+    # --- what the templates print: the fields above, typed for their target language ------
+
+    @property
+    def ns(self) -> Identifier:
+        return Identifier(self.namespace)
+
+    @property
+    def variant_id(self) -> Identifier:
+        return Identifier(self.variant_name)
+
+    @property
+    def variant_py(self) -> PyLiteral:
+        return PyLiteral(self.variant_name)
+
+    @property
+    def kv_op_id(self) -> Identifier:
+        return Identifier(self.kv_op)
+
+    @property
+    def q_op_id(self) -> Identifier:
+        return Identifier(self.q_op)
+
+    @property
+    def debug_grid_op_id(self) -> Identifier:
+        return Identifier(self.debug_grid_op)
+
+    @property
+    def schema_comments(self) -> dict[str, Comment]:
+        return {
+            "kv": Comment(self.kv_op_schema),
+            "q": Comment(self.q_op_schema),
+            "debug_grid": Comment(self.debug_grid_schema),
+        }
+
+    @property
+    def op_literals(self) -> dict[str, CppCode]:
+        """The C++ string literals of the op names and schemas (built by c_string)."""
+        return {
+            "kv_op": CppCode(self.literals.kv_op),
+            "q_op": CppCode(self.literals.q_op),
+            "kv_op_schema": CppCode(self.literals.kv_op_schema),
+            "q_op_schema": CppCode(self.literals.q_op_schema),
+            "debug_grid_schema": CppCode(self.literals.debug_grid_schema),
+        }
+
+    @property
+    def unknown_grid_message_cpp(self) -> CppCode:
+        return CppCode(self.unknown_grid_message_args)
+
+    @property
+    def unsupported_heads_cpp(self) -> CppCode:
+        return CppCode(self.unsupported_heads_literal)
+
+    @property
+    def rope_style_comment(self) -> Comment:
+        return Comment(self.rope_style)
+
+    @property
+    def grid_rule_comment(self) -> Comment:
+        return Comment(self.grid_rule)
+
+    @property
+    def grid_rule_doc(self) -> DocText:
+        return DocText(self.grid_rule)
+
+    @property
+    def grid_rule_code(self) -> CppCode:
+        return CppCode(self.grid_rule_cpp)
+
+    @property
+    def grid_rule_py_code(self) -> PyCode:
+        return PyCode(self.grid_rule_py)
+
+    @property
+    def fp8_max_float(self) -> CppFloat:
+        return CppFloat(self.fp8_max)
+
+    @property
+    def csrc_dir_doc(self) -> DocText:
+        return DocText(f"{self.csrc_dir}/{self.bindings_file}")
+
+    @property
+    def csrc_dir_py(self) -> PyLiteral:
+        return PyLiteral(self.csrc_dir)
+
+    @property
+    def extension_name_py(self) -> PyLiteral:
+        return PyLiteral(self.extension_name)
+
+    @property
+    def extension_sources_py(self) -> tuple[PyLiteral, ...]:
+        return tuple(PyLiteral(name) for name in self.extension_sources)
+
+    @property
+    def nvcc_flags_literal(self) -> PyLiteral:
+        return PyLiteral(self.nvcc_flags)
+
+    @property
+    def arch_specific_targets_py(self) -> PyLiteral:
+        return PyLiteral(self.arch_specific_targets)
+
+    @property
+    def grid_choice_names_doc(self) -> DocText:
+        return DocText(", ".join(c.name for c in self.grid_choices))
 
 
 # --- helpers ------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codegen_values import Comment, Identifier, PyLiteral
 from ..model import CudaGraphMode, Family, ForbiddenRunnerMode
 from .sources import SourceMap
 
@@ -21,16 +22,40 @@ class ForbiddenModePlan:
     mode_names: tuple[str, ...]
     allowed_mode_names: tuple[str, ...]
     message: str
-    source: str
+    source: Comment
+
+    @property
+    def mode_names_py(self) -> PyLiteral:
+        return PyLiteral(list(self.mode_names))
+
+    @property
+    def architectures_py(self) -> PyLiteral:
+        return PyLiteral(list(self.architectures))
+
+    @property
+    def message_py(self) -> PyLiteral:
+        return PyLiteral(self.message)
 
 
 @dataclass(frozen=True)
 class RunnerPlan:
     family: str
-    v2_default_architectures: tuple[tuple[str, str], ...]  # (architecture, source)
-    v1_default_architectures: tuple[tuple[str, str], ...]
+    v2_default_architectures: tuple[tuple[str, Comment], ...]  # (architecture, source)
+    v1_default_architectures: tuple[tuple[str, Comment], ...]
     forbidden: tuple[ForbiddenModePlan, ...]
     all_architectures: tuple[str, ...]
+
+    @property
+    def family_ident(self) -> Identifier:
+        return Identifier(self.family)
+
+    @property
+    def v2_defaults_py(self) -> tuple[tuple[PyLiteral, Comment], ...]:
+        return tuple((PyLiteral(a), s) for a, s in self.v2_default_architectures)
+
+    @property
+    def v1_defaults_py(self) -> tuple[tuple[PyLiteral, Comment], ...]:
+        return tuple((PyLiteral(a), s) for a, s in self.v1_default_architectures)
 
 
 def _forbidden_plan(mode: ForbiddenRunnerMode, source: str) -> ForbiddenModePlan:
@@ -48,7 +73,7 @@ def _forbidden_plan(mode: ForbiddenRunnerMode, source: str) -> ForbiddenModePlan
 
 
 def plan_runner(family: Family, sources: SourceMap) -> RunnerPlan:
-    defaults: dict[str, tuple[str, str]] = {}
+    defaults: dict[str, tuple[str, Comment]] = {}
     forbidden: dict[tuple, ForbiddenModePlan] = {}
     for variant in family.variants:
         for arch, runner in variant.runner.default_model_runner:

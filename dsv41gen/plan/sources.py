@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from ..codegen_values import Comment
 from ..resolve import ResolvedSpec
 
 
@@ -21,8 +22,9 @@ class SourceMap:
         """file:line:column of a field as resolved for ``variant``."""
         return self._specs[variant].where(tuple(path))
 
-    def ref(self, variant: str, *path: object) -> str:
-        """'deepseek_v41.yaml attention_backends.X.kernel_block_sizes': the file that wrote it."""
+    def ref(self, variant: str, *path: object) -> Comment:
+        """'deepseek_v41.yaml attention_backends.X.kernel_block_sizes': the file that wrote it,
+        as comment text (a spec file name or key reaches generated files only this way)."""
         spec = self._specs[variant]
         location = spec.where(tuple(path))
-        return f"{PurePosixPath(location.file).name} {'.'.join(str(p) for p in path)}"
+        return Comment(f"{PurePosixPath(location.file).name} {'.'.join(str(p) for p in path)}")

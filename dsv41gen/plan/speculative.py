@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codegen_values import Comment, Identifier, PyCode, PyLiteral, PyMessage
 from ..model import Divisibility, Family, ForbiddenMethod, Variant
 from .dispatch import Site, family_methods, model_type_test, plan_sites
 from .sources import SourceMap
@@ -15,19 +16,59 @@ class ForbiddenPlan:
     model_type: str
     method: str
     message: str
-    source: str
+    source: Comment
+
+    @property
+    def model_type_py(self) -> PyLiteral:
+        return PyLiteral(self.model_type)
+
+    @property
+    def method_py(self) -> PyLiteral:
+        return PyLiteral(self.method)
+
+    @property
+    def message_py(self) -> PyLiteral:
+        return PyLiteral(self.message)
+
+
+_NUM = PyCode("num")
+_DISPLAY_NAME = PyCode("DISPLAY_NAMES[target_model_type]")
 
 
 @dataclass(frozen=True)
 class TokenRuleGroup:
     """One num_speculative_tokens rule, shared by the variants that state it alike."""
 
-    test: str  # condition on target_model_type
+    test: PyCode  # condition on target_model_type
     divisibility: str  # Divisibility value
     maximum: int | None
     warn_above: int | None
     label: str
-    sources: tuple[str, ...]
+    sources: tuple[Comment, ...]
+
+    @property
+    def maximum_message(self) -> PyMessage:
+        # the label is spec text: a literal part of the message, never a replacement field
+        return PyMessage(
+            (
+                "num_speculative_tokens:",
+                _NUM,
+                f" is above the maximum of {self.maximum} for ",
+                _DISPLAY_NAME,
+                f" with {self.label}; lower num_speculative_tokens.",
+            )
+        )
+
+    @property
+    def warn_message(self) -> PyMessage:
+        return PyMessage(
+            (
+                _DISPLAY_NAME,
+                f" with {self.label}: num_speculative_tokens=",
+                _NUM,
+                f" is above {self.warn_above}.",
+            )
+        )
 
 
 @dataclass(frozen=True)
@@ -36,6 +77,18 @@ class MethodPlan:
     label: str
     rules: tuple[TokenRuleGroup, ...]  # one per distinct rule
     every_variant_names_an_architecture: bool
+
+    @property
+    def key_py(self) -> PyLiteral:
+        return PyLiteral(self.method)
+
+    def site(self, question: str) -> Identifier:
+        """The dispatch function answering ``question`` for this method."""
+        return Identifier(f"{self.method}_{question}")
+
+    @property
+    def check_function(self) -> Identifier:
+        return Identifier(f"_check_{self.method}_num_speculative_tokens")
 
 
 @dataclass(frozen=True)
@@ -50,6 +103,32 @@ class SpeculativePlan:
     adaptive_methods: tuple[str, ...]  # methods some variant verifies adaptively
     some_drafts_lack_architecture: bool
     sites: tuple[Site, ...]
+
+    @property
+    def family_ident(self) -> Identifier:
+        return Identifier(self.family)
+
+    @property
+    def display_names_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
+        return tuple((PyLiteral(mt), PyLiteral(name)) for mt, name in self.display_names)
+
+    @property
+    def family_methods_py(self) -> PyLiteral:
+        return PyLiteral(list(self.family_methods))
+
+    @property
+    def allowed_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
+        return tuple((PyLiteral(mt), PyLiteral(list(methods))) for mt, methods in self.allowed)
+
+    @property
+    def adaptive_message_py(self) -> PyLiteral:
+        return PyLiteral(self.adaptive_message)
+
+    @property
+    def adaptive_sites(self) -> tuple[tuple[PyLiteral, Identifier], ...]:
+        return tuple(
+            (PyLiteral(m), Identifier(f"{m}_adaptive_verification")) for m in self.adaptive_methods
+        )
 
 
 def _matches(weight: str, name: str) -> bool:

@@ -1,0 +1,221 @@
+"""The render stage prints typed values only, and each typed value is inert in its language.
+
+The oracles are the real tools: Python's own tokenizer and eval for Python text, and (where a
+C++ compiler is installed) the compiler for C++ text.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import math
+import shutil
+import subprocess
+import tokenize
+
+import jinja2
+import pytest
+
+from dsv41gen import render
+from dsv41gen.codegen_values import (
+    CodegenValueError,
+    Comment,
+    CppFloat,
+    CppInt,
+    CppString,
+    DocText,
+    DottedPath,
+    Identifier,
+    PyCode,
+    PyLiteral,
+    PyMessage,
+    terminal_text,
+)
+
+NASTY = [
+    "",
+    "plain",
+    "x\nimport os\n#",
+    "'\"'''\"\"\"",
+    "{}",
+    "{__import__('pathlib').Path('CANARY').write_text('ran')}",
+    "{{ x }}",
+    "*/ #include <x>",
+    "#if 0",
+    "nul\x00",
+    "bidi\u202e\u2066\u200f\u061c",
+    "ansi\x1b[31m",
+    "ls\u2028ps\u2029nel\x85ff\x0cvt\x0bcr\r",
+    "back\\slash\\",
+    "%s %d",
+    "??/",
+    "é ü 中",
+]
+
+
+def _env(source: str) -> jinja2.Template:
+    env = render.environment().overlay(loader=jinja2.DictLoader({"t.j2": source}))
+    return env.get_template("t.j2")
+
+
+def test_plain_string_fails_naming_template_line_and_expression():
+    with pytest.raises(render.TemplateValueError) as error:
+        _env("ok\n\nx = {{ plan.name }}\n").render(plan={"name": "evil"})
+    message = str(error.value)
+    assert "templates/t.j2:3:" in message
+    assert "plan.name" in message
+    assert "str" in message
+
+
+@pytest.mark.parametrize("value", [1, 1.5, True, None, ["a"], b"x"])
+def test_untyped_values_of_any_kind_fail(value):
+    with pytest.raises(render.TemplateValueError):
+        _env("{{ v }}").render(v=value)
+
+
+def test_typed_values_render_as_their_text():
+    text = _env("{{ a }}|{{ b }}|{{ c }}").render(
+        a=Identifier("x"), b=PyLiteral("q"), c=Comment("z")
+    )
+    assert text == 'x|"q"|z'
+
+
+def test_string_through_a_number_filter_fails():
+    for source in ("{{ v | py }}", "{{ v | cpp }}"):
+        with pytest.raises(render.TemplateValueError):
+            _env(source).render(v="x")
+    assert _env("{{ v | py }}, {{ w | cpp }}").render(v=(1, 2), w=8) == "(1, 2), 8"
+
+
+def test_macro_output_is_allowed_and_its_inner_values_are_checked():
+    source = "{% macro m(x) %}<{{ x }}>{% endmacro %}{{ m(v) }}"
+    assert _env(source).render(v=Identifier("a")) == "<a>"
+    with pytest.raises(render.TemplateValueError):
+        _env(source).render(v="a")
+
+
+@pytest.mark.parametrize("source", ["{{ a ~ b }}", "{% set x = a ~ b %}"])
+def test_concatenation_is_refused_at_compile_time(source):
+    with pytest.raises(jinja2.TemplateSyntaxError):
+        _env(source)
+
+
+@pytest.mark.parametrize("name", ["safe", "string", "format"])
+def test_filters_that_make_untyped_text_are_refused(name):
+    with pytest.raises(render.TemplateValueError):
+        _env("{{ v | " + name + " }}").render(v=Identifier("a"))
+
+
+def test_every_real_template_compiles_under_the_policy():
+    env = render.environment()
+    for name in env.list_templates(extensions=["j2"]):
+        env.get_template(name)
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_py_literal_evaluates_back_to_the_value(text):
+    literal = PyLiteral(text).text
+    assert ast.literal_eval(literal) == text
+    tokens = list(tokenize.generate_tokens(io.StringIO(literal).readline))
+    assert tokens[0].type == tokenize.STRING and tokens[0].string == literal
+
+
+def test_py_literal_containers_and_floats():
+    value = {"a": (1, [2.5, None]), 3: frozenset({"b", "a"})}
+    assert eval(PyLiteral(value).text) == value  # noqa: S307 (a literal we just built)
+    assert PyLiteral(frozenset({"b", "a"})).text == 'frozenset({"a", "b"})'
+    for bad in (math.inf, math.nan, object(), {1, 2}):
+        with pytest.raises(CodegenValueError):
+            PyLiteral(bad)
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_py_message_literal_parts_are_never_fields(text):
+    message = PyMessage((text, PyCode("num"), text))
+    value = eval(message.text, {}, {"num": 7})  # noqa: S307
+    assert value == f"{text}7{text}"
+    assert eval(PyMessage((text,)).text) == text  # noqa: S307
+    assert not PyMessage((text,)).text.startswith("f")  # no placeholder: no f-string (F541)
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_comment_is_one_inert_printable_line(text):
+    comment = Comment(text).text
+    assert comment.isprintable()
+    assert comment == " ".join(comment.split()) or comment == ""
+    assert "*/" not in comment and "??" not in comment and not comment.endswith("\\")
+    source = f"x = 1  # {comment}\ny = 2\n"
+    assert [t.string for t in tokenize.generate_tokens(io.StringIO(source).readline)][:3] == [
+        "x",
+        "=",
+        "1",
+    ]
+    assert ast.dump(ast.parse(source)) == ast.dump(ast.parse("x = 1\ny = 2\n"))
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_doc_text_stays_inside_its_docstring(text):
+    doc = DocText(text).text
+    module = ast.parse(f'"""Doc {doc}."""\nx = 1\n')
+    assert isinstance(module.body[0].value, ast.Constant) and len(module.body) == 2
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_terminal_text_has_no_control_characters(text):
+    for line in terminal_text(text).split("\n"):
+        assert line.isprintable()
+
+
+@pytest.mark.parametrize("bad", ["", "1x", "a-b", "class", "for", "namespace", "ñ", "a\n"])
+def test_identifier_rejects_what_is_not_a_plain_name(bad):
+    with pytest.raises(CodegenValueError):
+        Identifier(bad)
+    with pytest.raises(CodegenValueError):
+        DottedPath(f"ok.{bad}")
+
+
+def test_cpp_numbers_are_range_checked_and_exact():
+    assert CppInt(2**31 - 1).text == "2147483647"
+    with pytest.raises(CodegenValueError):
+        CppInt(2**31)
+    with pytest.raises(CodegenValueError):
+        CppInt(True)
+    assert CppFloat(448.0).text == "448.0f"
+    for bad in (0.1, math.inf, 2.0**200):
+        with pytest.raises(CodegenValueError):
+            CppFloat(bad)
+
+
+def test_planner_code_is_one_printable_ascii_line():
+    for bad in ("a\nb", "x\x00", "\u202e"):
+        with pytest.raises(CodegenValueError):
+            PyCode(bad)
+
+
+@pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler on this machine")
+def test_cpp_string_and_comment_are_inert_for_a_real_compiler(tmp_path):
+    lines = ["#include <cstring>", "#include <cstdio>", "int main() {", "  int n = 0;"]
+    for text in NASTY:
+        lines.append(f"  // {Comment(text).text}")
+        literal = CppString(text).text
+        lines.append(f"  n += sizeof({literal}) == {len(text.encode()) + 1} ? 1 : 0;")
+        lines.append(f"  n += std::memcmp({literal}, {literal}, sizeof({literal})) == 0 ? 0 : 100;")
+    lines += [f'  std::printf("%d", n); return n == {len(NASTY)} ? 0 : 1;', "}"]
+    # the bytes themselves: a UTF-8 dump of every literal, compared with Python's encoding
+    dump = ["#include <cstdio>", "int main() {"]
+    for text in NASTY:
+        literal = CppString(text).text
+        dump.append(
+            f"  for (unsigned i = 0; i + 1 < sizeof({literal}); ++i) "
+            f'std::printf("%02x", (unsigned char){literal}[i]);'
+        )
+        dump.append('  std::printf("\\n");')
+    dump += ["  return 0;", "}"]
+    (tmp_path / "dump.cpp").write_text("\n".join(dump) + "\n")
+    subprocess.run(["c++", "-o", str(tmp_path / "dump"), str(tmp_path / "dump.cpp")], check=True)
+    out = subprocess.run([str(tmp_path / "dump")], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == [t.encode().hex() for t in NASTY]
+    src = tmp_path / "t.cpp"
+    src.write_text("\n".join(lines) + "\n")
+    subprocess.run(["c++", "-std=c++14", "-o", str(tmp_path / "t"), str(src)], check=True)
+    assert subprocess.run([str(tmp_path / "t")]).returncode == 0
