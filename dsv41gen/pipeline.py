@@ -10,6 +10,7 @@ of a family, so building one variant must see its siblings.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable
@@ -282,6 +283,12 @@ def _spec_display(path: Path, base: Path) -> str:
         return path.name
 
 
+def _spec_files_of(lineage: dict[str, set[str]], output) -> tuple[str, ...]:
+    """The specs a planned file comes from: its variants' lineages, or the whole family."""
+    names = output.variants or tuple(lineage)
+    return tuple(sorted(set().union(*(lineage[v] for v in names))))
+
+
 def build_texts(
     spec_paths: tuple[Path, ...], out_dir: Path, warn: Callable[[str], None] | None = None
 ) -> list[BuildResult]:
@@ -298,14 +305,20 @@ def build_texts(
         family = inputs.family
         sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
         plan = plan_family(family, sources)
-        spec_files = tuple(
-            sorted(_spec_display(s.document.path, out_dir.resolve().parent) for s in inputs.specs)
-        )
+        base = out_dir.resolve().parent
+        # A file of one variant names that variant's lineage, a family-wide file every spec.
+        lineage = {
+            v.name: {_spec_display(doc.path, base) for doc in s.lineage}
+            for v, s in zip(family.variants, inputs.specs)
+        }
+        spec_files = tuple(sorted(set().union(*lineage.values())))
+        files = render_files(plan.files, functools.partial(_spec_files_of, lineage))
+        # The MANIFEST is the family's one stamp of its inputs (the other headers carry only
+        # their own content hash, so an edit rewrites only the files whose text changes).
         digest = inputs_hash([s.document.path for s in inputs.specs])
-        files = render_files(plan.files, digest, spec_files)
         manifest = manifest_body(files, family.name)
         files[f"{family.name}/{MANIFEST}"] = (
-            make_header("#", spec_files, digest, manifest) + manifest
+            make_header("#", spec_files, manifest, inputs_hash=digest) + manifest
         )
         results.append(BuildResult(out_dir, family.name, files))
     return results

@@ -251,8 +251,9 @@ def render(template_name: str, **context: object) -> str:
         raise TemplateValueError(f"templates/{template_name}: {error}") from error
 
 
-def render_files(files, inputs_hash: str, spec_files: tuple[str, ...]) -> dict[str, str]:
-    """Render each planned file, format it, and put the dsv41gen header on top."""
+def render_files(files, spec_files_of) -> dict[str, str]:
+    """Render each planned file, format it, and put the dsv41gen header on top (naming
+    ``spec_files_of(output)``, the specs the file comes from)."""
     from .format import format_python
     from .write import make_header
 
@@ -260,9 +261,7 @@ def render_files(files, inputs_hash: str, spec_files: tuple[str, ...]) -> dict[s
         {output.path: render(output.template, **dict(output.context)) for output in files}
     )
     return {
-        output.path: make_header(
-            output.comment_prefix, spec_files, inputs_hash, bodies[output.path]
-        )
+        output.path: make_header(output.comment_prefix, spec_files_of(output), bodies[output.path])
         + bodies[output.path]
         for output in files
     }

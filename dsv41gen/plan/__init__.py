@@ -22,6 +22,9 @@ class OutputFile:
     template: str  # under templates/
     context: tuple[tuple[str, object], ...]  # keyword arguments for the template
     rule: str = ""  # the planner rule behind the file, for `dsv41gen why`
+    # The variants whose specs the file comes from; empty: the whole family. Its header names
+    # their lineages' specs only.
+    variants: tuple[str, ...] = ()
 
     @property
     def comment_prefix(self) -> str:
@@ -49,8 +52,10 @@ RULES = {
 }
 
 
-def _file(path: str, template: str, rule: str, **context: object) -> OutputFile:
-    return OutputFile(path, template, tuple(context.items()), RULES[rule])
+def _file(
+    path: str, template: str, rule: str, variants: tuple[str, ...] = (), **context: object
+) -> OutputFile:
+    return OutputFile(path, template, tuple(context.items()), RULES[rule], variants)
 
 
 def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
@@ -137,12 +142,15 @@ def _kernel_files(family: Family, sources: SourceMap, package: str) -> list[Outp
     for variant, fmt in formats:
         module = "mxfp8" if len(formats) == 1 else f"mxfp8_{variant}"
         plan = _planned(plan_mxfp8, (fmt, module), sources, variant, "quantization", "mxfp8")
-        files.append(_file(f"{package}/{module}.py", "triton/mxfp8.py.j2", "mxfp8", plan=plan))
+        files.append(
+            _file(f"{package}/{module}.py", "triton/mxfp8.py.j2", "mxfp8", (variant,), plan=plan)
+        )
         files.append(
             _file(
                 f"{package}/{plan.reference_module_name}.py",
                 "triton/mxfp8_reference.py.j2",
                 "mxfp8",
+                (variant,),
                 plan=plan,
             )
         )
@@ -155,7 +163,8 @@ def _kernel_files(family: Family, sources: SourceMap, package: str) -> list[Outp
             if source.shared and any(f.path == path for f in files):
                 continue  # one copy per family: the first variant's rendering is every variant's
             context = source_context(plan, source)
-            files.append(_file(path, source.template, "rope_kv", **context))
+            owners = () if source.shared else (variant,)
+            files.append(_file(path, source.template, "rope_kv", owners, **context))
     return files
 
 
