@@ -3,7 +3,8 @@
 Exit codes: 0 success (errors in another family's specs are printed as warnings: that family
 is not built, the requested ones are); 1 the specs being built have errors; 2 usage error (bad options, missing files);
 3 generated files are out of date or hand-edited (check), or a build refused to overwrite a
-hand-edited file; 4 a checkpoint cannot serve the requested method (check-checkpoint).
+hand-edited file, or a non-directory sits where a package belongs; 4 a checkpoint cannot serve
+the requested method (check-checkpoint); 128 + N stopped by signal N (SIGINT, SIGTERM, SIGHUP).
 Bad input never produces a traceback.
 """
 
@@ -54,6 +55,14 @@ def _up_to_date(specs: tuple[Path, ...], out_dir: Path) -> bool:
     return fresh is not None
 
 
+def _locked(out_dir: Path, *, write: bool):
+    """The output directory's lock for the whole command (exclusive to build), taken after any
+    swap a killed build left halfway is finished; what that recovery did is said on stderr."""
+    from .write import locked_output
+
+    return locked_output(out_dir, write=write, notify=lambda line: click.echo(line, err=True))
+
+
 def _report_spec_errors(error: SpecError) -> None:
     for diagnostic in error.diagnostics:
         click.echo(str(diagnostic), err=True)
@@ -67,6 +76,7 @@ def _guarded(function):
     from functools import wraps
 
     from .errors import UsageError
+    from .write import NotGeneratedDirectory
 
     @wraps(function)
     def wrapper(*args, **kwargs):
@@ -76,6 +86,8 @@ def _guarded(function):
             _report_spec_errors(error)
         except UsageError as error:
             _fail(f"error: {error}", EXIT_USAGE)
+        except NotGeneratedDirectory as error:
+            _fail(f"error: {error}", EXIT_OUT_OF_DATE)
         except OSError as error:
             _fail(
                 f"error: {error.strerror or error}: {getattr(error, 'filename', '') or ''}".rstrip(
@@ -101,6 +113,11 @@ def main() -> None:
 def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
     """Generate the wiring for SPECS (default: specs/*.yaml) and the rest of their families."""
     specs = specs or _default_specs()
+    with _locked(out_dir, write=True):
+        _build(specs, out_dir, force)
+
+
+def _build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
     if not force and _up_to_date(specs, out_dir):
         return
     from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
@@ -143,6 +160,11 @@ def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
 def check(specs: tuple[Path, ...], out_dir: Path) -> None:
     """Fail (exit 3) when --out does not match what SPECS (default: specs/*.yaml) generate."""
     specs = specs or _default_specs()
+    with _locked(out_dir, write=False):
+        _check(specs, out_dir)
+
+
+def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
     if _up_to_date(specs, out_dir):
         return
     from .write import compare
@@ -213,6 +235,11 @@ def diff(specs: tuple[Path, ...], out_dir: Path, ref: str | None, fmt: str) -> N
         from .review import run_review
 
         sys.exit(run_review(specs, ref, fmt, click.echo))
+    with _locked(out_dir, write=False):
+        _diff(specs, out_dir)
+
+
+def _diff(specs: tuple[Path, ...], out_dir: Path) -> None:
     from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
     from .write import compare
 
@@ -281,12 +308,33 @@ def check_checkpoint(spec: Path, checkpoint: Path, method: str | None) -> None:
         sys.exit(code)
 
 
+class Interrupted(BaseException):
+    """SIGINT, SIGTERM or SIGHUP, raised where the process is, so that every `finally` runs:
+    temporary directories are removed and child processes (ruff) are killed and reaped."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_interrupted(signum: int, frame: object) -> None:
+    raise Interrupted(signum)
+
+
 def run() -> None:
     """Console-script entry: unexpected internal errors get one line unless DSV41GEN_DEBUG=1."""
+    import signal
+
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _raise_interrupted)
     try:
         main(standalone_mode=True)
     except SystemExit:
         raise
+    except Interrupted as interrupted:
+        name = signal.Signals(interrupted.signum).name
+        click.echo(f"dsv41gen: stopped by {name}", err=True)
+        sys.exit(128 + interrupted.signum)
     except Exception as error:  # a bug in dsv41gen, not bad input
         if os.environ.get("DSV41GEN_DEBUG"):
             raise

@@ -94,7 +94,7 @@ def _package_name(root: Path) -> str | None:
 def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] | None:
     """[(package, file count)] when every family is up to date, else None (build fully)."""
     from .inputs import generator_hash, inputs_hash
-    from .write import read_header
+    from .write import leftovers, read_header
 
     if not all(p.is_file() for p in spec_paths):
         return None
@@ -107,6 +107,8 @@ def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] |
         if package is None:
             return None
         directory = out_dir / package
+        if directory.is_symlink() or leftovers(out_dir):
+            return None  # not ours to vouch for: the full path refuses or recovers it
         try:
             manifest = (directory / MANIFEST).read_text(encoding="utf-8")
         except OSError:

@@ -7,9 +7,15 @@ no clang-format on these machines).
 
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
+
+from .faults import checkpoint
 
 # Same settings as the repository's pyproject.toml, stated here so a build never depends on the
 # configuration of the directory it runs in.
@@ -26,6 +32,44 @@ def _ruff() -> str:
     return str(find_ruff_bin())
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent_hook():
+    """A preexec_fn that makes the child get SIGKILL when this process dies, however it dies
+    (Linux prctl PR_SET_PDEATHSIG); None elsewhere. prctl is looked up here, before fork."""
+    if not sys.platform.startswith("linux"):
+        return None
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    parent = os.getpid()
+
+    def hook() -> None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent died before prctl took effect
+            os._exit(1)
+
+    return hook
+
+
+def run_tool(args: list[str], step: str) -> tuple[int, str, str]:
+    """Run a child to completion: (exit status, stdout, stderr). It dies with this process: on
+    an exception here (SIGINT, SIGTERM) it is killed and reaped; on SIGKILL the kernel kills it."""
+    with subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_die_with_parent_hook(),  # dsv41gen is single-threaded: fork-safe
+    ) as process:
+        try:
+            checkpoint(step)
+            stdout, stderr = process.communicate()
+        except BaseException:
+            process.kill()
+            raise
+    return process.returncode, stdout, stderr
+
+
 def format_python(sources: dict[str, str]) -> dict[str, str]:
     """Return sources with every ``*.py`` entry formatted; other entries unchanged."""
     python = {k: v for k, v in sources.items() if k.endswith(".py")}
@@ -40,14 +84,11 @@ def format_python(sources: dict[str, str]) -> dict[str, str]:
             names[key] = path
         # Import order is ruff's too (rule I), so templates need not sort what the planner emits.
         for command in (["check", "--select", "I", "--fix", "--exit-zero"], ["format"]):
-            result = subprocess.run(
-                [_ruff(), *command, *RUFF_ARGS, str(root)],
-                capture_output=True,
-                text=True,
-                check=False,
+            returncode, stdout, stderr = run_tool(
+                [_ruff(), *command, *RUFF_ARGS, str(root)], step=f"format:ruff-{command[0]}"
             )
-            if result.returncode != 0:
-                report = result.stderr.strip() or result.stdout.strip()
+            if returncode != 0:
+                report = stderr.strip() or stdout.strip()
                 for key, path in names.items():  # name the generated file, not the temp copy
                     report = report.replace(str(path), key)
                 raise FormatError(

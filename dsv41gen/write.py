@@ -12,18 +12,29 @@ with).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import difflib
+import errno
+import fcntl
+import functools
 import hashlib
 import os
 import re
+import secrets
 import shutil
-import tempfile
-from collections.abc import Callable
+import signal
+import stat
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
 from .codegen_values import Comment
+from .errors import UsageError
+from .faults import checkpoint
 
 HEADER_MARK = "dsv41gen-content:"
 STAMP_MARK = "dsv41gen-inputs:"
@@ -122,6 +133,7 @@ def _generated_files_under(directory: Path) -> list[str]:
 
 def compare(out_dir: Path, package: str, files: dict[str, str]) -> Comparison:
     """files: path relative to out_dir -> full text (header included)."""
+    refuse_non_directory(out_dir / package)
     result = Comparison()
     for rel, text in sorted(files.items()):
         current = _read(out_dir / rel)
@@ -161,29 +173,226 @@ def _diff(old: str, new: str, rel: str) -> str:
     )
 
 
+# --- Writing: lock, staging, swap, recovery -------------------------------------------------
+#
+# At every instant the package path holds a whole tree, the old one or the new one, and every
+# state a kill can leave beside it is finished by `recover_package`, which every command that
+# reads or writes an output directory runs first (under the lock):
+#
+#   1. the new tree is staged in `.<package>.new-<hex>`: files written and fsynced, directories
+#      fsynced (unchanged files are hard links to the old tree's);
+#   2. swap: renameat2(RENAME_EXCHANGE) swaps staging and package in one atomic step (Linux);
+#      where the kernel or filesystem cannot, two renames: package -> `.<package>.old`, staging
+#      -> package. Between those two the package path is missing;
+#   3. the output directory is fsynced, then the old tree (at the staging name after an
+#      exchange, at `.old` after two renames) is removed.
+#
+# Recovery: when the package path exists it is whole, and everything else is removed. When it
+# is missing and `.old` exists, the kill fell between the two renames: `.old` is renamed back,
+# since a build that did not finish did not happen. (`.old` can be partly removed only in step
+# 3, after the package is in place, so what is renamed back is always whole.)
+
+SWAP_MODE = "DSV41GEN_SWAP"  # test seam: "rename" forces the two-rename swap
+LOCK_TIMEOUT = "DSV41GEN_LOCK_TIMEOUT"
+DEFAULT_LOCK_TIMEOUT_S = 120.0
+_LEFTOVER = re.compile(r"\.(?P<package>[A-Za-z_][A-Za-z0-9_]*)\.(?:old|new-[A-Za-z0-9_]+)")
+_DEFERRED_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+class NotGeneratedDirectory(Exception):
+    """A file, symlink or other non-directory where a family package (or the staging and old
+    trees beside it) belongs: not ours to move aside, replace or remove."""
+
+    def __init__(self, path: Path, what: str):
+        super().__init__(
+            f"{path} is not a generated directory ({what}); refusing to replace or remove it. "
+            "Move it away, then rerun `dsv41gen build`."
+        )
+
+
+def _not_a_directory(path: Path) -> str | None:
+    """None for a real directory or nothing at all, else what is there."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        return "a symlink"
+    return "a regular file" if stat.S_ISREG(mode) else "a special file"
+
+
+def refuse_non_directory(path: Path) -> None:
+    what = _not_a_directory(path)
+    if what is not None:
+        raise NotGeneratedDirectory(path, what)
+
+
+def _lock_timeout() -> float:
+    raw = os.environ.get(LOCK_TIMEOUT, "")
+    try:
+        return float(raw) if raw else DEFAULT_LOCK_TIMEOUT_S
+    except ValueError:
+        raise UsageError(f"{LOCK_TIMEOUT}={raw!r} is not a number of seconds") from None
+
+
+def _lock(fd: int, mode: int, out_dir: Path, notify: Callable[[str], None]) -> None:
+    """flock with a timeout: poll, so the wait is bounded and says once that it waits."""
+    try:
+        fcntl.flock(fd, mode | fcntl.LOCK_NB)
+        return
+    except BlockingIOError:
+        pass
+    timeout = _lock_timeout()
+    notify(
+        f"{out_dir}: another dsv41gen process is writing or reading it; waiting up to "
+        f"{timeout:g} s for it to finish ({LOCK_TIMEOUT} sets the limit)"
+    )
+    deadline = time.monotonic() + timeout
+    delay = 0.01
+    while True:
+        time.sleep(delay)
+        try:
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise UsageError(
+                    f"{out_dir} is still locked by another dsv41gen process after {timeout:g} s; "
+                    "nothing was done. Retry when it has finished."
+                ) from None
+        delay = min(delay * 2, 0.2)
+
+
+@contextmanager
+def locked_output(out_dir: Path, *, write: bool, notify: Callable[[str], None]) -> Iterator[None]:
+    """Hold out_dir's lock for a whole command, after recovering what a killed build left.
+
+    `build` holds it exclusively from the fast path to the swap, so two builds run one after the
+    other and the second sees the first one's tree; `check` and `diff` share it, so they never
+    read a tree while a build swaps it. The lock is flock(2) on the output directory itself: no
+    lock file to commit or leave behind, and the kernel drops it however the process ends, so a
+    killed build never blocks the next one. ``notify`` gets one line per recovery action and
+    the notice that the command waits.
+    """
+    created = write and not out_dir.is_dir()
+    fd = _open_locked(out_dir, write, notify)
+    if fd is None:
+        yield  # check or diff of an output directory that does not exist: nothing to guard
+        return
+    try:
+        if leftovers(out_dir):
+            if not write:  # recovery renames and removes: exclusive while it does
+                _lock(fd, fcntl.LOCK_EX, out_dir, notify)
+            for note in recover(out_dir):
+                notify(note)
+            if not write:
+                _lock(fd, fcntl.LOCK_SH, out_dir, notify)
+        checkpoint("lock:held")
+        yield
+    finally:
+        if created:  # a build that wrote nothing leaves no empty output directory behind
+            with contextlib.suppress(OSError):
+                out_dir.rmdir()
+        os.close(fd)  # releases the lock
+
+
+def _open_locked(out_dir: Path, write: bool, notify: Callable[[str], None]) -> int | None:
+    """An fd of out_dir, locked; None when reading a directory that does not exist. Retried
+    when the directory was replaced while we waited (a failed first build removes the empty
+    directory it created), so the lock is always on the directory the path names."""
+    while True:
+        if write:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(out_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except FileNotFoundError:
+            if write:
+                continue
+            return None
+        try:
+            _lock(fd, fcntl.LOCK_EX if write else fcntl.LOCK_SH, out_dir, notify)
+            if os.path.samestat(os.fstat(fd), os.stat(out_dir)):
+                return fd
+        except FileNotFoundError:
+            pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+
+
+def leftovers(out_dir: Path) -> list[Path]:
+    """Staging and old trees beside the packages, i.e. what an interrupted build left."""
+    try:
+        names = sorted(os.listdir(out_dir))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return [out_dir / name for name in names if _LEFTOVER.fullmatch(name)]
+
+
+def recover(out_dir: Path) -> list[str]:
+    """Recover every package of out_dir that has leftovers; one note per action."""
+    packages = sorted({_LEFTOVER.fullmatch(p.name)["package"] for p in leftovers(out_dir)})
+    notes: list[str] = []
+    for package in packages:
+        notes += recover_package(out_dir, package)
+    return notes
+
+
+def recover_package(out_dir: Path, package: str) -> list[str]:
+    """Leave out_dir/package whole and nothing beside it (see the comment above)."""
+    target = out_dir / package
+    old = out_dir / f".{package}.old"
+    found = [p for p in leftovers(out_dir) if p.name.startswith(f".{package}.")]
+    for path in found:
+        refuse_non_directory(path)
+    notes = []
+    if old in found and not os.path.lexists(target):
+        os.rename(old, target)
+        _fsync_dir(out_dir)
+        checkpoint("recover:restored")
+        found.remove(old)
+        notes.append(
+            f"{target}: an interrupted build had moved it aside; restored it from {old.name}"
+        )
+    for path in found:
+        _remove_tree(path, "old" if path == old else "staging")
+        notes.append(f"{path}: removed (left by an interrupted build)")
+    return notes
+
+
+def _remove_tree(path: Path, label: str) -> None:
+    """rmtree, with a checkpoint after each subdirectory so a kill can land midway."""
+    for entry in sorted(os.scandir(path), key=lambda e: e.name):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path)
+            checkpoint(f"remove:{label}/{entry.name}")
+    shutil.rmtree(path)
+    checkpoint(f"remove:{label}")
+
+
 def write_package(
     out_dir: Path,
     package: str,
     files: dict[str, str],
     after_file: Callable[[str], None] | None = None,
 ) -> Comparison:
-    """Replace out_dir/package with exactly ``files``, all or nothing.
+    """Replace out_dir/package with exactly ``files``, all or nothing (see the comment above).
 
-    The new tree is assembled beside the old one (unchanged files hard-linked, so their mtime
-    and inode are kept; non-generated files carried over), then swapped in with two renames.
-    A failure while assembling leaves the old tree untouched. ``after_file`` is a test seam
-    called after each file is staged.
+    Non-generated files in the package are carried over. ``after_file`` is a test seam called
+    after each file is staged.
     """
     if out_dir.is_dir():
-        # First: a killed build may have left the package renamed aside, or staging directories
-        # that would otherwise stay forever once the tree is up to date.
-        _recover(out_dir, package)
+        recover_package(out_dir, package)
     comparison = compare(out_dir, package, files)
     if comparison.clean:
         return comparison
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / package
-    staging = Path(tempfile.mkdtemp(prefix=f".{package}.new-", dir=out_dir))
+    staging = _make_staging(out_dir, package)
+    checkpoint("stage:created")
     try:
         _carry_over_foreign(target, staging, files)
         for rel, text in sorted(files.items()):
@@ -196,30 +405,113 @@ def write_package(
             if _read(source) == text:
                 _link_or_copy(source, destination)
             else:
-                destination.write_text(text, encoding="utf-8", newline="\n")
+                _write_durably(destination, text.encode("utf-8"))
+            checkpoint(f"stage:{inside}")
             if after_file is not None:
                 after_file(rel)
-        old = out_dir / f".{package}.old"
-        if target.exists():
-            os.replace(target, old)
-        os.replace(staging, target)
-        shutil.rmtree(old, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        for directory, _, _ in os.walk(staging, topdown=False):
+            _fsync_dir(Path(directory))
+        checkpoint("stage:synced")
+        with _signals_deferred():
+            _swap(staging, target)
+    finally:
+        # Success or not, what remains beside the package is what recovery removes: the old
+        # tree after a swap; the staging tree before one.
+        recover_package(out_dir, package)
     return comparison
 
 
-def _recover(out_dir: Path, package: str) -> None:
-    """Finish or undo a swap that a killed process left halfway."""
-    old = out_dir / f".{package}.old"
-    if old.exists():
-        if (out_dir / package).exists():
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(old, out_dir / package)
-    for stale in out_dir.glob(f".{package}.new-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+def _make_staging(out_dir: Path, package: str) -> Path:
+    while True:
+        path = out_dir / f".{package}.new-{secrets.token_hex(4)}"
+        try:
+            # os.mkdir honours the umask (mkdtemp's 0700 would become the package's mode).
+            os.mkdir(path)
+        except FileExistsError:
+            continue
+        return path
+
+
+def _swap(staging: Path, target: Path) -> None:
+    if not os.path.lexists(target):
+        os.rename(staging, target)
+        checkpoint("swap:renamed")
+    elif os.environ.get(SWAP_MODE) != "rename" and _exchange(staging, target):
+        checkpoint("swap:exchanged")
+    else:
+        os.rename(target, target.parent / f".{target.name}.old")
+        checkpoint("swap:old-aside")
+        os.rename(staging, target)
+        checkpoint("swap:new-in")
+    _fsync_dir(target.parent)
+    checkpoint("swap:synced")
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """SIGINT, SIGTERM and SIGHUP that arrive during the swap take effect right after it."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+@functools.cache
+def _renameat2():
+    try:
+        function = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return None  # not glibc >= 2.28 (macOS, musl): two renames
+    function.argtypes = [
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_int,
+        ctypes.c_char_p,
+        ctypes.c_uint,
+    ]
+    function.restype = ctypes.c_int
+    return function
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically; False where the kernel or the filesystem cannot."""
+    renameat2 = _renameat2()
+    if renameat2 is None:
+        return False
+    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    error = ctypes.get_errno()
+    if error in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(error, os.strerror(error), str(b))
+
+
+def _write_durably(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    """Make a directory's entries (created, renamed) durable."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(fd)
+    except OSError as error:
+        if error.errno != errno.EINVAL:  # a filesystem that cannot sync directories
+            raise
+    finally:
+        os.close(fd)
 
 
 def _carry_over_foreign(target: Path, staging: Path, files: dict[str, str]) -> None:
@@ -242,3 +534,8 @@ def _link_or_copy(source: Path, destination: Path) -> None:
         os.link(source, destination)
     except OSError:
         shutil.copy2(source, destination)
+        fd = os.open(destination, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
