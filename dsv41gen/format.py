@@ -8,11 +8,17 @@ no clang-format on these machines).
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
+import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from .faults import checkpoint
@@ -70,13 +76,53 @@ def run_tool(args: list[str], step: str) -> tuple[int, str, str]:
     return process.returncode, stdout, stderr
 
 
+_SCRATCH_PREFIX = "dsv41gen-format-"
+ORPHAN_AGE_S = 60.0  # older than any format run's window between mkdtemp and its flock
+
+
+@contextmanager
+def _scratch_directory() -> Iterator[Path]:
+    """A temporary directory for one format run, removed on every exit that runs code (normal,
+    exception, SIGINT / SIGTERM / SIGHUP via the CLI's handlers). It is flock'ed while in use:
+    one left by a SIGKILLed build is unlocked, and the next format run removes it."""
+    _remove_orphans()
+    with tempfile.TemporaryDirectory(prefix=_SCRATCH_PREFIX) as tmp:
+        fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # uncontended: nobody else knows the name yet
+            yield Path(tmp)
+        finally:
+            os.close(fd)
+
+
+def _remove_orphans() -> None:
+    """Remove this user's scratch directories that no live process holds (see above); a fresh
+    unlocked one may be a run between its mkdtemp and its flock, so only old ones go."""
+    for path in Path(tempfile.gettempdir()).glob(f"{_SCRATCH_PREFIX}*"):
+        try:
+            info = path.lstat()
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+                continue
+            if time.time() - info.st_mtime < ORPHAN_AGE_S:
+                continue
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass  # in use: a live build holds it
+        finally:
+            os.close(fd)
+
+
 def format_python(sources: dict[str, str]) -> dict[str, str]:
     """Return sources with every ``*.py`` entry formatted; other entries unchanged."""
     python = {k: v for k, v in sources.items() if k.endswith(".py")}
     if not python:
         return dict(sources)
-    with tempfile.TemporaryDirectory(prefix="dsv41gen-format-") as tmp:
-        root = Path(tmp)
+    with _scratch_directory() as root:
         names = {}
         for i, (key, text) in enumerate(sorted(python.items())):
             path = root / f"f{i}.py"

@@ -523,3 +523,32 @@ def test_child_tool_dies_with_a_killed_parent(tmp_path):
         for pid in children:
             if _alive(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_format_directory_of_a_sigkilled_build_is_removed_by_the_next(site, tmp_path):
+    """SIGKILL runs no cleanup: its ruff dies with it (PR_SET_PDEATHSIG), and its scratch
+    directory, no longer flock'ed by anyone, is removed by the next build's format stage."""
+    import fcntl
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {"TMPDIR": str(tmp), faults.FAULT_AT: "format:ruff-check"}
+    result = site.cli("build", f"new/specs/{V41}", "--out", "out", env=env)
+    assert result.rc == -signal.SIGKILL, result.output
+    (orphan,) = tmp.iterdir()
+    _wait_until(lambda: not _processes_mentioning(str(tmp)), "ruff to die with the build")
+    busy, young = tmp / "dsv41gen-format-busy", tmp / "dsv41gen-format-young"
+    busy.mkdir()
+    young.mkdir()
+    held = os.open(busy, os.O_RDONLY)
+    fcntl.flock(held, fcntl.LOCK_EX)  # as a live build holds its own
+    try:
+        long_ago = time.time() - 600
+        for path in (orphan, busy):
+            os.utime(path, (long_ago, long_ago))
+        result = site.cli("build", f"new/specs/{V41}", "--out", "out", env={"TMPDIR": str(tmp)})
+        assert result.rc == 0, result.output
+    finally:
+        os.close(held)
+    assert sorted(os.listdir(tmp)) == [busy.name, young.name]
+    assert site.which() == "new"
