@@ -572,11 +572,11 @@ def _compress_ratio_message_fields(spec: ResolvedSpec, report: Report) -> None:
     for _, name, spec_, conversion in parts:
         if name is None:
             continue
-        if name not in ("layer_id", "compress_ratio") or spec_ or conversion:
+        if name not in ("layer_id", "compress_ratio", "display_name") or spec_ or conversion:
             report(
                 here,
-                f"may only use the fields {{layer_id}} and {{compress_ratio}} (found {{{name}}}); write a "
-                "literal brace as '{{' or '}}'",
+                f"may only use the fields {{layer_id}}, {{compress_ratio}} and {{display_name}} "
+                f"(found {{{name}}}); write a literal brace as '{{{{' or '}}}}'",
             )
 
 

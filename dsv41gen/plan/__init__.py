@@ -110,14 +110,22 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
 
 
 def _distinct(family: Family, value_of) -> list[tuple[str, object]]:
-    """(first variant, value) for each distinct non-None value: a child that inherits a kernel
-    section unchanged reuses its parent's generated kernel instead of emitting a copy."""
-    seen: list[tuple[str, object]] = []
+    """(introducing variant, value) for each kernel section a variant's lineage introduced: the
+    nearest ancestor-or-self whose parent has a different value. A child that inherits a
+    section unchanged reuses its parent's generated kernel instead of emitting a copy, and what
+    a file is named after depends on the variant's own lineage only: adding a sibling never
+    renames an existing variant's module."""
+    by_name = {v.name: v for v in family.variants}
+    seen: dict[str, object] = {}
     for variant in family.variants:
         value = value_of(variant)
-        if value is not None and all(value != other for _, other in seen):
-            seen.append((variant.name, value))
-    return seen
+        if value is None:
+            continue
+        introducer = variant
+        while introducer.parent is not None and value_of(by_name[introducer.parent]) == value:
+            introducer = by_name[introducer.parent]
+        seen.setdefault(introducer.name, value)
+    return list(seen.items())
 
 
 def _planned(planner, args: tuple, sources: SourceMap, variant: str, *path: str):
@@ -140,7 +148,9 @@ def _kernel_files(family: Family, sources: SourceMap, package: str) -> list[Outp
     files = []
     formats = _distinct(family, lambda v: v.mxfp8)
     for variant, fmt in formats:
-        module = "mxfp8" if len(formats) == 1 else f"mxfp8_{variant}"
+        # The root's format is the family's `mxfp8` module; a variant that introduces its own
+        # gets a module named after it.
+        module = "mxfp8" if variant == family.name else f"mxfp8_{variant}"
         plan = _planned(plan_mxfp8, (fmt, module), sources, variant, "quantization", "mxfp8")
         files.append(
             _file(f"{package}/{module}.py", "triton/mxfp8.py.j2", "mxfp8", (variant,), plan=plan)

@@ -54,11 +54,14 @@ def engine_parents(family: Family, sources) -> tuple[EngineParent, ...]:
 
 
 def kv_types(family: Family) -> tuple[KvSpecType, ...]:
-    """The KV spec class hierarchy, from the newest variant that declares one."""
-    for variant in reversed(family.variants):
-        if variant.kv_cache is not None and variant.kv_cache.spec_types:
-            return variant.kv_cache.spec_types
-    return ()
+    """The KV spec classes the family's variants name (one stand-in class each), in the order
+    the oldest variant declares them; a type's parent is the first declaration's. Which types
+    are state-like is per variant (plan.kv_cache), not part of the class."""
+    found: dict[str, KvSpecType] = {}
+    for variant in family.variants:
+        for spec_type in variant.kv_cache.spec_types if variant.kv_cache is not None else ():
+            found.setdefault(spec_type.name, spec_type)
+    return tuple(found.values())
 
 
 def plan_binding(family: Family, sources) -> BindingPlan:

@@ -6,7 +6,7 @@ import string
 from dataclasses import dataclass
 
 from ..codegen_values import Comment, Identifier, PyCode, PyLiteral, PyMessage
-from ..model import Family, StateLike
+from ..model import Family, KvSpecType, StateLike
 from .binding import kv_types
 from .sources import SourceMap
 
@@ -24,11 +24,39 @@ class CompressRatioCheck:
 
 
 @dataclass(frozen=True)
-class KvPlan:
-    family: str
+class StateTypes:
+    """One variant's state-like KV spec types (its own kv_cache.spec_types)."""
+
+    model_type: str
     always: tuple[str, ...]  # spec types that are always state-like
     when_unsplit: tuple[str, ...]  # state-like only when no repeat pattern splits the bucket
     source: Comment
+
+    @property
+    def model_type_py(self) -> PyLiteral:
+        return PyLiteral(self.model_type)
+
+    @property
+    def always_py(self) -> PyCode:
+        return _class_tuple(self.always)
+
+    @property
+    def when_unsplit_py(self) -> PyCode:
+        return _class_tuple(self.when_unsplit)
+
+
+def _class_tuple(names: tuple[str, ...]) -> PyCode:
+    """A tuple expression of the named classes: ``()``, ``(A,)`` or ``(A, B)``."""
+    inner = PyCode.join(", ", [Identifier(n) for n in names])
+    return PyCode.format("({},)" if len(names) == 1 else "({})", inner)
+
+
+@dataclass(frozen=True)
+class KvPlan:
+    family: str
+    # Per variant, not "the newest variant's": a sibling's state_like never changes another
+    # variant's predicate.
+    state_types: tuple[StateTypes, ...]
     compress_ratio_checks: tuple[CompressRatioCheck, ...]
     all_types: tuple[str, ...]
 
@@ -37,16 +65,9 @@ class KvPlan:
         return Identifier(self.family)
 
     @property
-    def always_idents(self) -> tuple[Identifier, ...]:
-        return tuple(Identifier(n) for n in self.always)
-
-    @property
-    def when_unsplit_idents(self) -> tuple[Identifier, ...]:
-        return tuple(Identifier(n) for n in self.when_unsplit)
-
-    @property
     def imports(self) -> tuple[Identifier, ...]:
-        return self.always_idents + self.when_unsplit_idents
+        used = {n for t in self.state_types for n in t.always + t.when_unsplit}
+        return tuple(Identifier(n) for n in self.all_types if n in used)
 
 
 MESSAGE_FIELDS = frozenset({"layer_id", "compress_ratio"})
@@ -56,40 +77,53 @@ def message_fields(message: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(message) if name is not None}
 
 
-def compress_ratio_message(message: str) -> PyMessage:
-    """The spec's message template as a message whose only fields are the check's own values
-    (validation rejected any other field, format spec or conversion)."""
+def compress_ratio_message(message: str, display_name: str) -> PyMessage:
+    """The spec's message template as a message whose only fields are the check's own values;
+    `{display_name}` becomes the variant's display name, as literal text (validation rejected
+    any other field, format spec or conversion)."""
     parts: list[str | PyCode] = []
     for literal, name, _, _ in string.Formatter().parse(" ".join(message.split())):
         parts.append(literal)
-        if name is not None:
+        if name == "display_name":
+            parts.append(display_name)
+        elif name is not None:
             assert name in MESSAGE_FIELDS, name
             parts.append(PyCode(name))
     return PyMessage(tuple(parts))
+
+
+def _state_like(types: tuple[KvSpecType, ...], state: StateLike) -> tuple[str, ...]:
+    """The types marked ``state`` (isinstance covers their subclasses)."""
+    return tuple(t.name for t in types if t.state_like is state)
 
 
 def plan_kv_cache(family: Family, sources: SourceMap) -> KvPlan | None:
     types = kv_types(family)
     if not types:
         return None
-    owner = next(
-        v for v in reversed(family.variants) if v.kv_cache is not None and v.kv_cache.spec_types
-    )
     checks = tuple(
         CompressRatioCheck(
             v.model_type,
             v.kv_cache.compress_ratios,
-            compress_ratio_message(v.kv_cache.unsupported_compress_ratio_message),
+            compress_ratio_message(v.kv_cache.unsupported_compress_ratio_message, v.display_name),
             sources.ref(v.name, "kv_cache", "unsupported_compress_ratio_message"),
         )
         for v in family.variants
         if v.kv_cache is not None and v.kv_cache.unsupported_compress_ratio_message
     )
+    state_types = tuple(
+        StateTypes(
+            v.model_type,
+            _state_like(v.kv_cache.spec_types, StateLike.ALWAYS),
+            _state_like(v.kv_cache.spec_types, StateLike.WHEN_UNSPLIT),
+            sources.ref(v.name, "kv_cache", "spec_types"),
+        )
+        for v in family.variants
+        if v.kv_cache is not None and v.kv_cache.spec_types
+    )
     return KvPlan(
         family=family.name,
-        always=tuple(t.name for t in types if t.state_like is StateLike.ALWAYS),
-        when_unsplit=tuple(t.name for t in types if t.state_like is StateLike.WHEN_UNSPLIT),
-        source=sources.ref(owner.name, "kv_cache", "spec_types"),
+        state_types=state_types,
         compress_ratio_checks=checks,
         all_types=tuple(t.name for t in types),
     )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..codegen_values import Comment, Identifier, PyLiteral
 from ..model import CudaGraphMode, Family, ForbiddenRunnerMode
+from .messages import with_display_name
 from .sources import SourceMap
 
 PIECEWISE_MODES = frozenset(m for m in CudaGraphMode if m.has_piecewise_cudagraphs)
@@ -58,7 +59,7 @@ class RunnerPlan:
         return tuple((PyLiteral(a), s) for a, s in self.v1_default_architectures)
 
 
-def _forbidden_plan(mode: ForbiddenRunnerMode, source: str) -> ForbiddenModePlan:
+def _forbidden_plan(mode: ForbiddenRunnerMode, message: str, source: str) -> ForbiddenModePlan:
     modes = frozenset(mode.cudagraph_modes)
     return ForbiddenModePlan(
         name=mode.name,
@@ -67,7 +68,7 @@ def _forbidden_plan(mode: ForbiddenRunnerMode, source: str) -> ForbiddenModePlan
         piecewise_predicate=modes == PIECEWISE_MODES,
         mode_names=tuple(m.value for m in mode.cudagraph_modes),
         allowed_mode_names=tuple(m.value for m in CudaGraphMode if m not in modes),
-        message=mode.message,
+        message=message,
         source=source,
     )
 
@@ -82,16 +83,11 @@ def plan_runner(family: Family, sources: SourceMap) -> RunnerPlan:
                 (runner.value, sources.ref(variant.name, "runner", "default_model_runner", arch)),
             )
         for mode in variant.runner.forbidden_modes:
-            key = (
-                mode.name,
-                mode.architectures,
-                mode.model_runner,
-                mode.cudagraph_modes,
-                mode.message,
-            )
+            message = with_display_name(mode.message, variant)
+            key = (mode.name, mode.architectures, mode.model_runner, mode.cudagraph_modes, message)
             if key not in forbidden:  # inherited unchanged by a child: one check serves both
                 forbidden[key] = _forbidden_plan(
-                    mode, sources.ref(variant.name, "runner", "forbidden_modes", mode.name)
+                    mode, message, sources.ref(variant.name, "runner", "forbidden_modes", mode.name)
                 )
     return RunnerPlan(
         family=family.name,

@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..codegen_values import Comment, Identifier, PyCode, PyLiteral, PyMessage
-from ..model import Divisibility, Family, ForbiddenMethod, Variant
+from ..model import Divisibility, Family, ForbiddenMethod, Method, Variant
 from .dispatch import Site, family_methods, model_type_test, plan_sites
+from .messages import with_display_name
 from .sources import SourceMap
 
 
@@ -97,9 +98,12 @@ class SpeculativePlan:
     display_names: tuple[tuple[str, str], ...]
     family_methods: tuple[str, ...]
     allowed: tuple[tuple[str, tuple[str, ...]], ...]
+    # Per variant, the methods its own lineage knows (wired, forbidden or dropped): only those
+    # are judged for it, so a sibling's new method never changes what an existing variant says.
+    judged: tuple[tuple[str, tuple[str, ...]], ...]
     forbidden: tuple[ForbiddenPlan, ...]
     methods: tuple[MethodPlan, ...]
-    adaptive_message: str
+    adaptive_messages: tuple[tuple[str, str], ...]  # (model_type, message); () when none verifies
     adaptive_methods: tuple[str, ...]  # methods some variant verifies adaptively
     some_drafts_lack_architecture: bool
     sites: tuple[Site, ...]
@@ -121,8 +125,12 @@ class SpeculativePlan:
         return tuple((PyLiteral(mt), PyLiteral(list(methods))) for mt, methods in self.allowed)
 
     @property
-    def adaptive_message_py(self) -> PyLiteral:
-        return PyLiteral(self.adaptive_message)
+    def judged_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
+        return tuple((PyLiteral(mt), PyLiteral(list(methods))) for mt, methods in self.judged)
+
+    @property
+    def adaptive_messages_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
+        return tuple((PyLiteral(mt), PyLiteral(m)) for mt, m in self.adaptive_messages)
 
     @property
     def adaptive_sites(self) -> tuple[tuple[PyLiteral, Identifier], ...]:
@@ -136,12 +144,36 @@ def _matches(weight: str, name: str) -> bool:
     return weight == name or weight.startswith(name)
 
 
+def lineage(family: Family, variant: Variant) -> list[Variant]:
+    """The variant and its ancestors in the family, nearest first."""
+    chain = [variant]
+    while chain[-1].parent is not None:
+        chain.append(family.variant(chain[-1].parent))
+    return chain
+
+
+def judged_methods(family: Family, variant: Variant) -> tuple[Method, ...]:
+    """What validate_method judges for ``variant``: every method its lineage wires or forbids.
+    A method an ancestor wired and this variant dropped is rejected; one only a sibling wires is
+    not this variant's business."""
+    known = {m.method for v in lineage(family, variant) for m in v.methods}
+    known |= {f.method for f in variant.forbidden}
+    return tuple(m for m in Method if m in known)
+
+
+def adaptive_message(variant: Variant) -> str:
+    labels = sorted(m.label for m in variant.methods if m.adaptive_verification)
+    if not labels:
+        return f"{variant.display_name} does not support adaptive verification"
+    return f"Adaptive verification only supported with {' or '.join(labels)}"
+
+
 def forbidden_message(variant: Variant, forbidden: ForbiddenMethod) -> str:
     """The fix-it message for a forbidden method, derived from the weight sets when not given:
     what the old method needed that this variant's checkpoints lack, where this variant's draft
     weights live instead, and the method to use."""
     if forbidden.message is not None:
-        return forbidden.message
+        return with_display_name(forbidden.message, variant)
     old = forbidden.ancestor_definition
     instead = variant.method(forbidden.use_instead)
     assert old is not None and instead is not None  # validation guarantees both
@@ -199,9 +231,7 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
                 ),
             )
         )
-    adaptive = sorted(
-        {m.label for v in family.variants for m in v.methods if m.adaptive_verification}
-    )
+    some_adaptive = any(m.adaptive_verification for v in family.variants for m in v.methods)
     forbidden = tuple(
         ForbiddenPlan(
             v.model_type,
@@ -220,11 +250,15 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
         allowed=tuple(
             (v.model_type, tuple(m.method.value for m in v.methods)) for v in family.variants
         ),
+        judged=tuple(
+            (v.model_type, tuple(m.value for m in judged_methods(family, v)))
+            for v in family.variants
+        ),
         forbidden=forbidden,
         methods=tuple(methods),
-        adaptive_message=f"Adaptive verification only supported with {' or '.join(adaptive)}"
-        if adaptive
-        else "",
+        adaptive_messages=tuple((v.model_type, adaptive_message(v)) for v in family.variants)
+        if some_adaptive
+        else (),
         adaptive_methods=tuple(
             m.value
             for m in family_methods(family)

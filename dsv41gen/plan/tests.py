@@ -103,8 +103,7 @@ class SpeculativeTests:
     allow_num_tokens: tuple[tuple[str, str, dict, int], ...]
     warn_num_tokens: tuple[tuple[str, str, dict, int, bool], ...]
     draft_overrides: tuple[tuple[str, str, dict, dict], ...]
-    adaptive: tuple[tuple[str, str, bool], ...]
-    adaptive_message: str
+    adaptive: tuple[tuple[str, str, bool, str], ...]  # (model_type, method, supported, message)
     site_cases: tuple[tuple[str, str, object], ...]  # (site, model_type, expected answer)
     foreign_model_type: str
 
@@ -115,14 +114,24 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
         [] for _ in range(9)
     )
     forbidden_pairs = {(f.model_type, f.method) for f in plan.forbidden}
+    by_name = {v.name: v for v in family.variants}
     for variant in family.variants:
         mt = variant.model_type
         hf = {k: v for k, v in variant.hf_config if isinstance(v, (int, str))}
+        # What this variant's own specs ever wired: its ancestors' methods and its own.
+        ancestry, up = set(), variant
+        while up is not None:
+            ancestry |= {m.method.value for m in up.methods}
+            up = by_name.get(up.parent) if up.parent else None
         for method in plan.family_methods:
             found = next((m for m in variant.methods if m.method.value == method), None)
             if found is None:
-                if (mt, method) not in forbidden_pairs:
+                if (mt, method) in forbidden_pairs:
+                    continue
+                if method in ancestry:
                     not_wired.append((mt, method))
+                else:  # only a sibling wires it: not this variant's business, so it passes
+                    allowed.append((mt, method))
                 continue
             allowed.append((mt, method))
             sources = found.tokens_per_round_sources
@@ -169,8 +178,14 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
             if found.draft_architecture is not None:
                 expected_overrides["architectures"] = [found.draft_architecture]
             overrides.append((mt, method, hf, expected_overrides))
-            if plan.adaptive_message:
-                adaptive.append((mt, method, found.adaptive_verification))
+            if plan.adaptive_messages:
+                own = sorted(m.label for m in variant.methods if m.adaptive_verification)
+                message = (
+                    f"Adaptive verification only supported with {' or '.join(own)}"
+                    if own
+                    else f"{variant.display_name} does not support adaptive verification"
+                )
+                adaptive.append((mt, method, found.adaptive_verification, message))
     return SpeculativeTests(
         forbidden,
         tuple(allowed),
@@ -182,7 +197,6 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
         tuple(warn),
         tuple(overrides),
         tuple(adaptive),
-        plan.adaptive_message,
         _site_cases(family, plan.sites),
         FOREIGN_MODEL_TYPE,
     )
@@ -233,7 +247,8 @@ def runner_tests(plan: RunnerPlan) -> RunnerTests:
 
 @dataclass(frozen=True)
 class KvTests:
-    cases: tuple[tuple[str, bool, bool], ...]  # (type, state with no repeat pattern, with one)
+    # (model_type, type, state with no repeat pattern, with one), for every variant's own types
+    cases: tuple[tuple[str, str, bool, bool], ...]
     ratio_allow: tuple[tuple[str, int], ...]
     ratio_reject: tuple[tuple[str, int, str], ...]
 
@@ -241,19 +256,25 @@ class KvTests:
 def kv_tests(family: Family, plan: KvPlan) -> KvTests:
     from .binding import kv_types
 
-    types = {t.name: t for t in kv_types(family)}
+    all_types = [t.name for t in kv_types(family)]
+    cases = []
+    for variant in family.variants:
+        own = {t.name: t for t in variant.kv_cache.spec_types} if variant.kv_cache else {}
 
-    def state_like(name: str) -> StateLike:
-        while name is not None:
-            if types[name].state_like is not StateLike.NEVER:
-                return types[name].state_like
-            name = types[name].parent
-        return StateLike.NEVER
+        def state_like(name: str | None, own=own) -> StateLike:
+            # a type without its own mark takes its nearest marked ancestor's, as isinstance does
+            while name is not None and name in own:
+                if own[name].state_like is not StateLike.NEVER:
+                    return own[name].state_like
+                name = own[name].parent
+            return StateLike.NEVER
 
-    cases = tuple(
-        (name, state_like(name) is not StateLike.NEVER, state_like(name) is StateLike.ALWAYS)
-        for name in types
-    )
+        for name in all_types:
+            state = state_like(name)
+            cases.append(
+                (variant.model_type, name, state is not StateLike.NEVER, state is StateLike.ALWAYS)
+            )
+    cases += [(FOREIGN_MODEL_TYPE, name, False, False) for name in all_types]
     allow, reject = [], []
     for variant in family.variants:
         kv = variant.kv_cache
@@ -262,8 +283,14 @@ def kv_tests(family: Family, plan: KvPlan) -> KvTests:
         allow += [(variant.model_type, r) for r in kv.compress_ratios]
         bad = max(kv.compress_ratios) + 1
         text = " ".join(kv.unsupported_compress_ratio_message.split())
-        reject.append((variant.model_type, bad, text.format(layer_id=7, compress_ratio=bad)))
-    return KvTests(cases, tuple(allow), tuple(reject))
+        reject.append(
+            (
+                variant.model_type,
+                bad,
+                text.format(layer_id=7, compress_ratio=bad, display_name=variant.display_name),
+            )
+        )
+    return KvTests(tuple(cases), tuple(allow), tuple(reject))
 
 
 @dataclass(frozen=True)

@@ -429,7 +429,7 @@ specs/deepseek_v41.yaml:@!custom@:17: variant.display_name: unsupported YAML tag
         "compress_ratio_message_unknown_field",
         [(V41, "layer {layer_id} has", "layer {layer} has")],
         """
-specs/deepseek_v41.yaml:@unsupported_compress_ratio_message:@:3: kv_cache.unsupported_compress_ratio_message: may only use the fields {layer_id} and {compress_ratio} (found {layer}); write a literal brace as '{{' or '}}'
+specs/deepseek_v41.yaml:@unsupported_compress_ratio_message:@:3: kv_cache.unsupported_compress_ratio_message: may only use the fields {layer_id}, {compress_ratio} and {display_name} (found {layer}); write a literal brace as '{{' or '}}'
 """,
     ),
     (

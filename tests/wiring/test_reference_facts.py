@@ -175,11 +175,12 @@ def test_runner_guard_matches_seed_004(wiring, v2, arch, mode, rejected):
         ("ChunkedLocalAttentionSpec", False, False),
     ],
 )
-def test_state_bucket_matches_reference_section_3(wiring, type_name, unsplit, split):
+@pytest.mark.parametrize("model_type", ["deepseek_v4", "deepseek_v41"])
+def test_state_bucket_matches_reference_section_3(wiring, model_type, type_name, unsplit, split):
     spec = object.__new__(getattr(wiring._binding, type_name))
     bucket = SimpleNamespace(first_spec=spec, kv_cache_specs=[spec])
-    assert wiring.kv_cache.is_state_bucket(bucket, None) is unsplit
-    assert wiring.kv_cache.is_state_bucket(bucket, 4) is split
+    assert wiring.kv_cache.is_state_bucket(model_type, bucket, None) is unsplit
+    assert wiring.kv_cache.is_state_bucket(model_type, bucket, 4) is split
 
 
 def test_v41_compress_ratio_message(wiring):
