@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,6 +33,7 @@ SCHEMA_PATH = Path(__file__).resolve().parent / "schema.json"
 
 CAPABILITY_FAMILIES = ("sm70", "sm80", "sm90", "sm100", "sm110", "sm120")
 E8M0_NAN = 255
+FLOAT32_MAX = 3.4028234663852886e38
 
 # What each identifier pattern means, in words a spec author can act on.
 _PATTERN_HELP = {
@@ -45,6 +47,7 @@ _PATTERN_HELP = {
     "^([A-Za-z_][A-Za-z0-9_]*\\.)*\\{i\\}\\.": "must be a dotted prefix ending in `{i}.`, e.g. `mtp.{i}.`",
     "^[A-Za-z0-9_.{}+]*": "may only hold letters, digits, '_', '.', '{', '}' and '+'",
     "^[0-9]+": "must be a non-negative integer",
+    "^[0-9]{1,5}": "must be a non-negative integer of at most 5 digits",
 }
 
 _TYPE_WORDS = {
@@ -84,15 +87,49 @@ def _type_name(value: object) -> str:
     }.get(type(value), type(value).__name__)
 
 
+def _non_finite(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
+    """Report every `.inf` / `.nan` of the spec (a schema `maximum` lets NaN through, since
+    no comparison with NaN is true); return their paths."""
+    found: list[Path_] = []
+
+    def walk(value: object, path: Path_) -> None:
+        if isinstance(value, float) and not math.isfinite(value):
+            found.append(path)
+            diagnostics.add(
+                spec.where(path),
+                dotted(path),
+                f"must be a finite number, not {value!r}: generated code and kernels hold "
+                "every number as a finite value",
+            )
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, path + (key,))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, path + (i,))
+
+    walk(spec.data, ())
+    return found
+
+
+def _number(value: object) -> str:
+    """A number as a message shows it: a 400-digit integer is abbreviated, not printed whole."""
+    text = repr(value)
+    return text if len(text) <= 24 else f"{text[:10]}...{text[-6:]} ({len(text)} characters)"
+
+
 def _pattern_help(pattern: str) -> str:
     return _PATTERN_HELP.get(pattern.split("$")[0], f"must match {pattern}")
 
 
 def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
     """Report schema violations; return the field paths they were reported at."""
-    reported: list[Path_] = []
+    reported: list[Path_] = _non_finite(spec, diagnostics)
+    not_finite = set(reported)
     for error in _validator().iter_errors(spec.data):
         path = tuple(error.absolute_path)
+        if path in not_finite:
+            continue  # `.inf` is also above every maximum: one message is enough
         kind = error.validator
         if kind != "additionalProperties" and "propertyNames" not in error.schema_path:
             reported.append(path)  # an unknown or badly named key leaves its siblings valid
@@ -166,6 +203,28 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
                 f"must be at least {error.validator_value}"
                 if kind == "minimum"
                 else f"must be greater than {error.validator_value}",
+            )
+        elif kind in ("maximum", "exclusiveMaximum"):
+            # x-range: what the bound comes from, in words (the type the generated code holds
+            # the value in, a hardware limit), so the author knows the bound is real
+            why = error.schema.get("x-range")
+            diagnostics.add(
+                spec.where(path),
+                dotted(path),
+                (
+                    f"{_number(error.instance)} is out of range: must be at most "
+                    f"{error.validator_value}"
+                    if kind == "maximum"
+                    else f"must be less than {error.validator_value}"
+                )
+                + (f" ({why})" if why else ""),
+            )
+        elif kind in ("maxItems", "maxLength", "maxProperties"):
+            what = {"maxItems": "item(s)", "maxLength": "character(s)", "maxProperties": "key(s)"}
+            diagnostics.add(
+                spec.where(path),
+                dotted(path),
+                f"too long: at most {error.validator_value} {what[kind]}",
             )
         elif kind == "minItems":
             diagnostics.add(
@@ -561,6 +620,13 @@ def _compress_ratio_message_fields(spec: ResolvedSpec, report: Report) -> None:
     if message is None:
         return
     here = ("kv_cache", "unsupported_compress_ratio_message")
+    if "compress_ratios" not in spec.data["kv_cache"]:
+        report(
+            ("kv_cache", "compress_ratios"),
+            "unsupported_compress_ratio_message rejects the ratios outside "
+            "kv_cache.compress_ratios, which is missing (deleted?): list the supported ratios, "
+            "or delete the message too (`unsupported_compress_ratio_message: !delete`)",
+        )
     try:
         parts = list(string.Formatter().parse(message))
     except ValueError as error:
@@ -577,6 +643,37 @@ def _compress_ratio_message_fields(spec: ResolvedSpec, report: Report) -> None:
                 here,
                 f"may only use the fields {{layer_id}}, {{compress_ratio}} and {{display_name}} "
                 f"(found {{{name}}}); write a literal brace as '{{{{' or '}}}}'",
+            )
+
+
+MAX_STAGES = 64  # checkpoint stages (MTP / DSpark layers) a weight set may have
+MAX_TOKENS_PER_ROUND = 64
+
+
+@rule
+def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
+    """The hf_config values the generated code counts with: a stage count becomes one list of
+    weight names per stage (100,000 stages once wrote a 518 MB test module), tokens per round
+    become divisibility checks. Each must be a small positive integer."""
+    hf = spec.data.get("hf_config", {})
+    uses: dict[str, str] = {}
+    for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
+        uses.setdefault(
+            body.get("stage_count_field"), f"checkpoint.weight_sets.{name}.stage_count_field"
+        )
+    for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
+        for source in body.get("tokens_per_round", {}).get("sources", []):
+            uses.setdefault(source, f"speculative.methods.{method}.tokens_per_round.sources")
+    for field_name, use in uses.items():
+        if field_name not in hf or hf[field_name] is None:
+            continue
+        value = hf[field_name]
+        limit = MAX_STAGES if use.startswith("checkpoint.") else MAX_TOKENS_PER_ROUND
+        if not _is_count(value) or value > limit:
+            report(
+                ("hf_config", field_name),
+                f"{_number(value)} is out of range: {use} counts with it, so it must be an "
+                f"integer from 1 to {limit}",
             )
 
 
@@ -617,18 +714,18 @@ def validate_spec(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
     """
     diagnostics = _Inherited(spec, diagnostics)
     schema_errors = _schema_errors(spec, diagnostics)
-    malformed = [p for p in schema_errors if p]
+    malformed = {p for p in schema_errors if p}
 
     def report(path: Path_, message: str) -> None:
         path = tuple(path)
-        if any(path[: len(bad)] == bad for bad in malformed):
+        if any(path[:n] in malformed for n in range(1, len(path) + 1)):
             return  # the schema already reported this field (or the section holding it)
         diagnostics.add(spec.where(path), dotted(path), message)
 
     for check in _RULES:
         try:
             check(spec, report)
-        except (TypeError, KeyError, AttributeError, ValueError):
+        except (TypeError, KeyError, AttributeError, ValueError, ArithmeticError):
             if not schema_errors:
                 raise  # a well-formed spec must never trip a rule: that is a bug here
 
@@ -700,6 +797,14 @@ def check_mx_capabilities(fmt: MxFormat, report: FieldReport) -> None:
     for i, layout in enumerate(fmt.layouts):
         if layout not in caps.layouts:
             report(("layouts", i), f"the {layout.value} scale layout is not implemented")
+    if len(set(fmt.layouts)) == 1:
+        # The emitted kernels switch on a LAYOUT constexpr with one branch per layout; a switch
+        # of one branch has no form there yet (it rendered `if:` with no condition).
+        report(
+            ("layouts",),
+            f"lists only {fmt.layouts[0].value}; the MXFP8 emitter generates its scale layouts "
+            f"together, so list {', '.join(layout.value for layout in caps.layouts)}",
+        )
     launch = fmt.launch
     for key, value in (
         ("block_m", launch.block_m),
@@ -752,7 +857,7 @@ def check_rope_kv_capabilities(kernel: RopeKvInsertKernel, report: FieldReport) 
                 ("input_dtypes", i),
                 f"{dtype.value} is not implemented; use {_one_of([t.value for t in caps.input_dtypes])}",
             )
-    if struct.unpack("<f", struct.pack("<f", kernel.fp8_max))[0] != kernel.fp8_max:
+    if not _is_float32(kernel.fp8_max):
         report(
             ("fp8_max",),
             f"{kernel.fp8_max!r} is not exactly a float32 value: the kernel compares and "
@@ -781,6 +886,13 @@ def check_rope_kv_capabilities(kernel: RopeKvInsertKernel, report: FieldReport) 
                 "insert could not tell them apart (only an mxfp8 format may share one, told "
                 "apart by kv_mxfp8)",
             )
+
+
+def _is_float32(value: float) -> bool:
+    """Exactly a finite float32 (struct refuses to pack what overflows one)."""
+    if not math.isfinite(value) or abs(value) > FLOAT32_MAX:
+        return False
+    return struct.unpack("<f", struct.pack("<f", value))[0] == value
 
 
 _PACKED_KINDS = (CacheFormatKind.FP8_DS_MLA, CacheFormatKind.MXFP8)

@@ -844,8 +844,9 @@ def _with_format_checks(caches: tuple[CachePlan, ...], variant: str) -> tuple[Ca
         if c.cache_dtype == ScalarType.UINT8.value and has_mxfp8:
             cond += " && kv_mxfp8" if c.selected_by_kv_mxfp8 else " && !kv_mxfp8"
         hint = ""
-        if c.cache_dtype == ScalarType.UINT8.value and has_mxfp8:
-            other = next(o for o in caches if o.cache_dtype == c.cache_dtype and o is not c)
+        # the other uint8 format, if any: a spec may declare the mxfp8 cache alone
+        other = next((o for o in caches if o.cache_dtype == c.cache_dtype and o is not c), None)
+        if c.cache_dtype == ScalarType.UINT8.value and has_mxfp8 and other is not None:
             flag = "True" if other.selected_by_kv_mxfp8 else "False"
             hint = f"; for a {other.record_width}-byte {other.spec_name} cache pass kv_mxfp8={flag}"
         rw = c.record_width

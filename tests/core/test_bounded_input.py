@@ -196,3 +196,43 @@ def test_merging_is_linear_in_the_number_of_keys(tmp_path):
     small, large = _merge_work(tmp_path, 2000), _merge_work(tmp_path, 4000)
     assert large < 2.5 * small, (small, large)
     assert large < 40 * 4000  # a few dozen lines per key, not thousands
+
+
+def _numeric_nodes(node: object, path: str = ""):
+    if isinstance(node, dict):
+        kind = node.get("type")
+        kinds = kind if isinstance(kind, list) else [kind]
+        if {"integer", "number"} & set(kinds):
+            yield path, node
+        for key, value in node.items():
+            yield from _numeric_nodes(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _numeric_nodes(value, f"{path}/{i}")
+
+
+def test_every_number_of_the_spec_language_has_a_range():
+    """Every integer or number field is bounded on both sides, with the reason for its bound
+    (x-range, shown in the error): the generated code holds each in a type that must fit it."""
+    from dsv41gen.validate import schema
+
+    nodes = list(_numeric_nodes(schema()))
+    assert len(nodes) >= 30
+    for path, node in nodes:
+        assert "maximum" in node, f"{path} has no maximum"
+        assert "minimum" in node or "exclusiveMinimum" in node, f"{path} has no minimum"
+        assert node.get("x-range"), f"{path} does not say where its bound comes from"
+    cutoff = schema()["properties"]["kernels"]["properties"]["rope_kv_insert"]["properties"]
+    assert cutoff["num_token_cutoff"]["maximum"] == 2**31 - 1  # a C++ int on the host
+
+
+def test_an_mxfp8_cache_without_fp8_ds_mla_builds(specs_copy, run_cli, tmp_path):
+    """V4.1's mxfp8 cache once needed a second uint8 format beside it (StopIteration, exit 70)."""
+    text = (specs_copy / V4).read_text()
+    start = text.index("      fp8_ds_mla:\n")
+    end = text.index("      bf16:\n", start)
+    (specs_copy / V4).write_text(text[:start] + text[end:])
+    result = run_cli("build", f"specs/{V41}", "--out", "out")
+    assert result.rc == 0, result.output
+    bindings = (tmp_path / "out/deepseek_v4/csrc/deepseek_v41/rope_kv_bindings.cpp").read_text()
+    assert "fp8_ds_mla" not in bindings

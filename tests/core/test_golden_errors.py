@@ -204,11 +204,11 @@ specs/deepseek_v4.yaml:@scaling: divide@:5: quantization.mxfp8.scaling: the divi
         "capabilities_reported_at_each_field",
         [
             (V4, re.compile(r"    block_size: 32"), "    block_size: 16"),
-            (V4, re.compile(r"fp8_max: 448\b"), "fp8_max: 448.1"),
+            (V4, re.compile(r"fp8_max: 448\b"), "fp8_max: 447.1"),
         ],
         """
 specs/deepseek_v4.yaml:@block_size: 16@:5: quantization.mxfp8.block_size: is 16; the MXFP8 emitter implements block_size 32 (its kernels tile [rows, blocks, 32] and the swizzled scale layout assumes 32-value blocks)
-specs/deepseek_v4.yaml:@fp8_max: 448.1@:5: kernels.rope_kv_insert.fp8_max: 448.1 is not exactly a float32 value: the kernel compares and saturates in float32, so the bound must be one (e.g. 448)
+specs/deepseek_v4.yaml:@fp8_max: 447.1@:5: kernels.rope_kv_insert.fp8_max: 447.1 is not exactly a float32 value: the kernel compares and saturates in float32, so the bound must be one (e.g. 448)
 """,
     ),
     (
@@ -524,6 +524,60 @@ specs/deepseek_v4.yaml:@variant: oops@:1: variant: expected a mapping, got a str
 ]
 
 
+# Numeric ranges the generated code can honour, and inputs that once crashed the planners.
+CASES += [
+    (
+        "stage_count_out_of_range",
+        [(V41, "num_nextn_predict_layers: 3", "num_nextn_predict_layers: 100000")],
+        """
+specs/deepseek_v41.yaml:@num_nextn_predict_layers: 100000@:3: hf_config.num_nextn_predict_layers: 100000 is out of range: checkpoint.weight_sets.dspark.stage_count_field counts with it, so it must be an integer from 1 to 64
+""",
+    ),
+    (
+        "cpp_int_field_overflow",
+        [(V4, "num_token_cutoff: 1024", "num_token_cutoff: 4294967297")],
+        """
+specs/deepseek_v4.yaml:@num_token_cutoff:@:5: kernels.rope_kv_insert.num_token_cutoff: 4294967297 is out of range: must be at most 2147483647 (the CUDA host code holds it in a 32-bit int)
+""",
+    ),
+    (
+        "fp8_max_far_above_e4m3",
+        [(V4, "fp8_max: 448", "fp8_max: 1.6069380442589903e+60")],
+        """
+specs/deepseek_v4.yaml:@fp8_max:@:5: kernels.rope_kv_insert.fp8_max: 1.6069380442589903e+60 is out of range: must be at most 448 (float8_e4m3fn's largest finite value is 448)
+""",
+    ),
+    (
+        "fp8_max_infinite",
+        [(V4, "fp8_max: 448", "fp8_max: .inf")],
+        """
+specs/deepseek_v4.yaml:@fp8_max:@:5: kernels.rope_kv_insert.fp8_max: must be a finite number, not inf: generated code and kernels hold every number as a finite value
+""",
+    ),
+    (
+        "hf_config_integer_beyond_64_bits",
+        [(V41, "num_nextn_predict_layers: 3", "num_nextn_predict_layers: 3\n  huge: " + "9" * 60)],
+        """
+specs/deepseek_v41.yaml:@huge:@:3: hf_config.huge: 9999999999...999999 (60 characters) is out of range: must be at most 9223372036854775807 (a 64-bit integer or a finite number)
+""",
+    ),
+    (
+        "mxfp8_single_layout",
+        [(V4, "layouts: [row_major, swizzled_128x4]", "layouts: [row_major]")],
+        """
+specs/deepseek_v4.yaml:@layouts: [row_major]@:5: quantization.mxfp8.layouts: lists only row_major; the MXFP8 emitter generates its scale layouts together, so list row_major, swizzled_128x4
+""",
+    ),
+    (
+        "compress_ratios_deleted_message_kept",
+        [(V41, "  compress_ratios: [0, 1, 2] # 0: pure SWA", "  compress_ratios: !delete")],
+        """
+specs/deepseek_v41.yaml:@kv_cache:@:1: kv_cache.compress_ratios: unsupported_compress_ratio_message rejects the ratios outside kv_cache.compress_ratios, which is missing (deleted?): list the supported ratios, or delete the message too (`unsupported_compress_ratio_message: !delete`)
+""",
+    ),
+]
+
+
 @pytest.mark.parametrize("edits, expected", [pytest.param(e, x, id=i) for i, e, x in CASES])
 def test_golden_error_output(specs_copy, run_cli, tmp_path, edits, expected):
     for name, old, new in edits:
@@ -557,6 +611,7 @@ def test_golden_case_count_and_rules_covered():
         "rope_kv_insert": "num_heads_q_padded_not_multiple_of_8",
         "speculative_token_limits": "divisibility_never_met",
         "compress_ratio_message_fields": "compress_ratio_message_unknown_field",
+        "hf_config_counts": "stage_count_out_of_range",
     }
     ids = {case[0] for case in CASES}
     assert set(iter_rules()) == set(covered), "a new semantic rule needs a golden case here"
