@@ -102,6 +102,12 @@ def semantic_diff(spec_paths: tuple[Path, ...], ref: str) -> SemanticDiff:
     except GitError as error:
         raise UsageError(str(error)) from error
     current_paths = [p.resolve() for p in spec_paths]
+    for path in current_paths:
+        if not path.is_relative_to(repo.resolve()):
+            raise UsageError(
+                f"{path} is outside the git repository {repo}; `diff --against` compares the "
+                "specs a repository tracks with their state at a ref"
+            )
     after, waivers = _variants(current_paths)
     with tmpdir() as tmp:
         old_root = Path(tmp)

@@ -236,25 +236,52 @@ def apply_waivers(changes: list[Change], waivers: dict[str, dict[str, str]]) -> 
     return result
 
 
+def resolve_commit(ref: str, repo: Path) -> str:
+    """The commit id ``ref`` names. Anything else is refused: a tree or blob (`HEAD:specs`), a
+    name that is no ref, or an option in disguise (`--output=...`, which `git show` would obey)."""
+    result = subprocess.run(
+        ["git", "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    commit = result.stdout.strip()
+    if result.returncode != 0 or not commit:
+        raise GitError(
+            "not a commit; name a branch, tag or commit id (e.g. HEAD, origin/main, v0.1.0)"
+        )
+    return commit
+
+
 def materialize_ref(ref: str, repo: Path, spec_dirs: list[Path], into: Path) -> None:
     """Write the ``*.yaml`` files of spec_dirs as they are at git ``ref`` below ``into``,
-    keeping their paths relative to the repository root."""
+    keeping their paths relative to the repository root. A file over the spec size limit is
+    refused before it is read."""
+    from .load import MAX_FILE_BYTES
+
+    commit = resolve_commit(ref, repo)
     for directory in spec_dirs:
         rel = directory.resolve().relative_to(repo.resolve()).as_posix()
         listing = subprocess.run(
-            ["git", "ls-tree", "--name-only", ref, f"{rel}/"],
+            ["git", "ls-tree", "-l", "-z", commit, "--", f"{rel}/"],
             cwd=repo,
             capture_output=True,
-            text=True,
             check=False,
         )
         if listing.returncode != 0:
-            raise GitError(listing.stderr.strip() or f"git ls-tree {ref} failed")
-        for name in listing.stdout.splitlines():
-            if not name.endswith(".yaml"):
+            raise GitError(
+                listing.stderr.decode(errors="replace").strip() or f"git ls-tree {ref} failed"
+            )
+        for entry in listing.stdout.decode(errors="surrogateescape").split("\0"):
+            info, _, name = entry.partition("\t")
+            fields = info.split()
+            if not name.endswith(".yaml") or len(fields) != 4 or fields[1] != "blob":
                 continue
+            if not fields[3].isdigit() or int(fields[3]) > MAX_FILE_BYTES:
+                raise GitError(f"{name} is {fields[3]} bytes, over the {MAX_FILE_BYTES}-byte limit")
             blob = subprocess.run(
-                ["git", "show", f"{ref}:{name}"], cwd=repo, capture_output=True, check=False
+                ["git", "cat-file", "blob", fields[2]], cwd=repo, capture_output=True, check=False
             )
             if blob.returncode != 0:
                 raise GitError(blob.stderr.decode(errors="replace").strip())

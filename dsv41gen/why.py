@@ -38,7 +38,9 @@ class Why:
 
 def _parse_target(target: str) -> tuple[Path, int]:
     path, _, line = target.rpartition(":")
-    if not path or not line.isdigit() or int(line) < 1:
+    # ASCII digits only ('²' is a digit to str.isdigit), and few of them: int() refuses more
+    # than 4,300, and no generated file has a billion lines
+    if not path or not (line.isascii() and line.isdigit()) or len(line) > 9 or int(line) < 1:
         raise UsageError(
             f"expected GENERATED_FILE:LINE, got {target!r} (e.g. generated/deepseek_v4/backends.py:64)"
         )

@@ -1,0 +1,71 @@
+"""`diff --against` and `why` with bad arguments: usage errors (exit 2) that say what is wrong,
+never an internal error."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from reviewhelpers import REPO, git, run_cli
+
+
+@pytest.mark.parametrize(
+    "ref", ["base:specs", "base:specs/deepseek_v4.yaml", "nosuchref", "--output=pwned"]
+)
+def test_a_ref_that_is_not_a_commit_is_a_usage_error(spec_repo, ref):
+    tree = git(spec_repo, "rev-parse", "base:specs").strip()
+    for shown in (ref, tree):
+        result = run_cli(spec_repo, "diff", "--against", shown)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr == (
+            f"error: cannot read specs at {shown!r}: not a commit; name a branch, tag or commit id "
+            "(e.g. HEAD, origin/main, v0.1.0)\n"
+        )
+        assert result.stdout == ""
+    assert not (spec_repo / "pwned").exists()
+
+
+def test_a_commit_id_and_a_tag_are_accepted(spec_repo):
+    commit = git(spec_repo, "rev-parse", "base").strip()
+    for ref in ("base", commit, "HEAD"):
+        result = run_cli(spec_repo, "diff", "--against", ref)
+        assert result.returncode == 0, result.stderr
+
+
+def test_a_spec_outside_the_repository_is_a_usage_error(spec_repo, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(REPO / "specs" / "deepseek_v4.yaml", outside / "spec.yaml")
+    result = run_cli(spec_repo, "diff", "--against", "HEAD", str(outside / "spec.yaml"))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        f"error: {outside / 'spec.yaml'} is outside the git repository {spec_repo}; `diff "
+        "--against` compares the specs a repository tracks with their state at a ref\n"
+    )
+
+
+def test_an_oversized_spec_at_the_ref_is_refused_before_it_is_read(spec_repo):
+    (spec_repo / "specs" / "huge.yaml").write_text("a: '" + "x" * (2 << 20) + "'\n")
+    git(spec_repo, "add", "specs")
+    git(spec_repo, "commit", "-q", "-m", "huge")
+    (spec_repo / "specs" / "huge.yaml").unlink()
+    result = run_cli(spec_repo, "diff", "--against", "HEAD")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        "error: cannot read specs at 'HEAD': specs/huge.yaml is 2097158 bytes, over the "
+        "1048576-byte limit\n"
+    )
+
+
+@pytest.mark.parametrize("line", ["9" * 5000, "²", "0", "-1", "1e3", ""])
+def test_why_with_a_line_that_is_not_a_line_number(line):
+    result = run_cli(REPO, "why", f"generated/deepseek_v4/backends.py:{line}")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("error: expected GENERATED_FILE:LINE, got ")
+    assert "internal error" not in result.stderr
+
+
+def test_why_past_the_end_of_the_file():
+    result = run_cli(REPO, "why", "generated/deepseek_v4/backends.py:999999999")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("error: generated/deepseek_v4/backends.py has ")
