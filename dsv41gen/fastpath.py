@@ -22,12 +22,13 @@ def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def manifest_body(files: dict[str, str], package: str) -> str:
-    """'generator <hash>', then one line per generated file: '<hash>  <path inside the package>'."""
+def manifest_body(files: dict[str, str], package: str, formatters: str) -> str:
+    """'generator <hash>', 'formatters <hash>' (versions and configuration, see
+    format.FormatSettings), then one line per generated file: '<hash>  <path in the package>'."""
     from .inputs import generator_hash
 
     prefix = package + "/"
-    return f"generator {generator_hash()}\n" + "".join(
+    return f"generator {generator_hash()}\nformatters {formatters}\n" + "".join(
         f"{file_digest(text.encode())}  {rel[len(prefix) :]}\n"
         for rel, text in sorted(files.items())
     )
@@ -93,14 +94,16 @@ def _package_name(root: Path) -> str | None:
 
 def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] | None:
     """[(package, file count)] when every family is up to date, else None (build fully)."""
+    from .format import FormatSettings
     from .inputs import generator_hash, inputs_hash
-    from .write import leftovers, read_header
+    from .write import body_of, leftovers, read_header
 
     if not all(p.is_file() for p in spec_paths):
         return None
     families = _families(spec_paths)
     if families is None:
         return None
+    formatters = FormatSettings.discover(out_dir).fingerprint()
     done = []
     for root, members in sorted(families.items()):
         package = _package_name(root)
@@ -116,11 +119,11 @@ def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] |
         header = read_header(manifest)
         if header is None or header.inputs != inputs_hash(members):
             return None
-        lines = manifest.splitlines()[3:]
-        if not lines or lines[0] != f"generator {generator_hash()}":
-            return None  # another generator wrote it: compare in full
+        lines = body_of(manifest).splitlines()
+        if lines[:2] != [f"generator {generator_hash()}", f"formatters {formatters}"]:
+            return None  # another generator or other formatter settings: compare in full
         listed = {}
-        for line in lines[1:]:
+        for line in lines[2:]:
             digest, _, name = line.partition("  ")
             listed[name] = digest
         present = {

@@ -1,15 +1,37 @@
-"""Format stage: generated Python goes through `ruff format`, so it reads like checked-in code.
+"""Format stage: generated code comes out the way the consumer's own formatters would leave it.
 
-Templates lay out structure; line wrapping and quoting are ruff's. All Python files of a build
-are formatted by one ruff process. C++ and CUDA templates are written pre-formatted (there is
-no clang-format on these machines).
+A repository that commits generated/ usually runs formatters over it (vLLM's pre-commit runs
+`ruff format` and `clang-format`). If their output differed from ours, their hooks would rewrite
+generated files and `check` would then call them hand-edited. So the format stage uses the
+consumer's configuration, found the way the tools themselves find it, starting at the output
+directory:
+
+- Python: `ruff` (import sorting, then `ruff format`) with the first `.ruff.toml`, `ruff.toml`
+  or `pyproject.toml` holding a `[tool.ruff]` table, in the output directory or above it. With
+  none, ruff's own defaults (`--isolated`), which is what `ruff format` does in such a
+  repository. A user-level ruff configuration is never read: output must not depend on whose
+  machine built it.
+- C++ / CUDA: `clang-format` (the PyPI package, a dependency) with the first `.clang-format` or
+  `_clang-format` in the output directory or above it; with none, the shipped
+  `clang-format.yaml` (vLLM's style: Google based, 80 columns). A `.clang-format` holding
+  `DisableFormat: true` in generated/ is how a consumer keeps clang-format out of it.
+
+Determinism: `check` runs the same discovery from the same output directory, so it compares
+against the same formatting. The formatter versions and the effective configuration are
+recorded in the MANIFEST (`FormatSettings.fingerprint`), so the no-op fast path never vouches
+for a tree formatted under other settings, and a `check` that fails because a machine has
+another formatter release says so in the MANIFEST's diff. For byte-identical output on every
+machine, pin ruff and clang-format (to one minor / one major release) in the lock file.
 """
 
 from __future__ import annotations
 
 import ctypes
 import fcntl
+import hashlib
+import json
 import os
+import re
 import shutil
 import signal
 import stat
@@ -19,23 +41,128 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from .faults import checkpoint
 
-# Same settings as the repository's pyproject.toml, stated here so a build never depends on the
-# configuration of the directory it runs in.
-RUFF_ARGS = ["--line-length", "100", "--target-version", "py310", "--no-cache", "--isolated"]
+_PACKAGE_DIR = Path(__file__).resolve().parent
+DEFAULT_CLANG_FORMAT = _PACKAGE_DIR / "clang-format.yaml"
+_RUFF_CONFIG_NAMES = (".ruff.toml", "ruff.toml", "pyproject.toml")  # ruff's own order
+_CLANG_FORMAT_NAMES = (".clang-format", "_clang-format")
+_CPP_SUFFIXES = (".h", ".cuh", ".cu", ".cpp", ".cc", ".hpp")
+_TOOL_RUFF = re.compile(r"^\s*\[\s*tool\s*\.\s*ruff\s*[\].]", re.MULTILINE)
 
 
 class FormatError(Exception):
     pass
 
 
+def _tool_ruff_table(pyproject: Path) -> object | None:
+    """The `[tool.ruff]` table of a pyproject.toml, or None when it has none."""
+    text = pyproject.read_text(encoding="utf-8", errors="replace")
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: no TOML parser in the standard library
+        return text if _TOOL_RUFF.search(text) else None
+    try:
+        return tomllib.loads(text).get("tool", {}).get("ruff")
+    except tomllib.TOMLDecodeError:
+        return text if _TOOL_RUFF.search(text) else None
+
+
+def _upwards(start: Path):
+    start = start.resolve()
+    yield start
+    yield from start.parents
+
+
+def find_ruff_config(start: Path) -> Path | None:
+    """The configuration `ruff` would use for files under start (ruff's discovery order)."""
+    for directory in _upwards(start):
+        for name in _RUFF_CONFIG_NAMES:
+            candidate = directory / name
+            if candidate.is_file() and (
+                name != "pyproject.toml" or _tool_ruff_table(candidate) is not None
+            ):
+                return candidate
+    return None
+
+
+def find_clang_format_config(start: Path) -> Path | None:
+    """The `.clang-format` clang-format would use for files under start."""
+    for directory in _upwards(start):
+        for name in _CLANG_FORMAT_NAMES:
+            candidate = directory / name
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def _version(distribution: str) -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "absent"
+
+
+@dataclass(frozen=True)
+class FormatSettings:
+    """Which formatter configuration a build into one output directory uses."""
+
+    ruff_config: Path | None  # None: ruff's defaults
+    clang_format_config: Path  # the consumer's, or the shipped default
+
+    @classmethod
+    def discover(cls, out_dir: Path) -> FormatSettings:
+        return cls(
+            find_ruff_config(out_dir),
+            find_clang_format_config(out_dir) or DEFAULT_CLANG_FORMAT,
+        )
+
+    def fingerprint(self) -> str:
+        """'ruff 0.17 clang-format 23 config <hash>': the formatter releases whose output can
+        differ (ruff changes its stable style only in minor releases, clang-format in major
+        ones) and a hash of the effective configuration. Cheap (no subprocess): the no-op fast
+        path computes it. Only pyproject.toml's `[tool.ruff]` table counts, so editing a
+        dependency elsewhere in that file does not make generated/ stale."""
+        ruff: object = "ruff defaults"
+        if self.ruff_config is not None:
+            if self.ruff_config.name == "pyproject.toml":
+                ruff = _tool_ruff_table(self.ruff_config)
+            else:
+                ruff = self.ruff_config.read_text(encoding="utf-8", errors="replace")
+        config = json.dumps(
+            [ruff, self.clang_format_config.read_text(encoding="utf-8", errors="replace")],
+            sort_keys=True,
+            default=str,
+        )
+        ruff_release = ".".join(_version("ruff").split(".")[:2])
+        clang_release = _version("clang-format").split(".")[0]
+        digest = hashlib.sha256(config.encode()).hexdigest()[:16]
+        return f"ruff {ruff_release} clang-format {clang_release} config {digest}"
+
+
 def _ruff() -> str:
     from ruff.__main__ import find_ruff_bin
 
     return str(find_ruff_bin())
+
+
+def _clang_format() -> str:
+    """The clang-format binary of the `clang-format` PyPI package installed with dsv41gen."""
+    beside = Path(sys.executable).parent / ("clang-format" + (".exe" if os.name == "nt" else ""))
+    if beside.is_file():
+        return str(beside)
+    try:
+        import clang_format
+    except ImportError as error:
+        raise FormatError(
+            "clang-format is not installed; `pip install dsv41gen` brings it (PyPI: clang-format)"
+        ) from error
+    return clang_format.get_executable("clang-format")
 
 
 _PR_SET_PDEATHSIG = 1
@@ -74,6 +201,15 @@ def run_tool(args: list[str], step: str) -> tuple[int, str, str]:
             process.kill()
             raise
     return process.returncode, stdout, stderr
+
+
+def _run(command: list[str], names: dict[str, Path], what: str, step: str) -> None:
+    returncode, stdout, stderr = run_tool(command, step)
+    if returncode != 0:
+        report = stderr.strip() or stdout.strip()
+        for key, path in names.items():  # name the generated file, not the temp copy
+            report = report.replace(str(path), key)
+        raise FormatError(f"{what} could not format the generated code:\n{report}")
 
 
 _SCRATCH_PREFIX = "dsv41gen-format-"
@@ -117,30 +253,78 @@ def _remove_orphans() -> None:
             os.close(fd)
 
 
-def format_python(sources: dict[str, str]) -> dict[str, str]:
-    """Return sources with every ``*.py`` entry formatted; other entries unchanged."""
+def _staged(sources: dict[str, str], root: Path) -> dict[str, Path]:
+    """Write each source under root with its own suffix (the formatters pick the language from
+    it) and a short unique name."""
+    names = {}
+    for i, (key, text) in enumerate(sorted(sources.items())):
+        path = root / f"f{i}{Path(key).suffix}"
+        path.write_text(text, encoding="utf-8", newline="\n")
+        names[key] = path
+    return names
+
+
+def format_python(sources: dict[str, str], settings: FormatSettings) -> dict[str, str]:
+    """Every ``*.py`` entry formatted by ruff under the consumer's configuration."""
     python = {k: v for k, v in sources.items() if k.endswith(".py")}
     if not python:
-        return dict(sources)
-    with _scratch_directory() as root:
-        names = {}
-        for i, (key, text) in enumerate(sorted(python.items())):
-            path = root / f"f{i}.py"
-            path.write_text(text, encoding="utf-8")
-            names[key] = path
-        # Import order is ruff's too (rule I), so templates need not sort what the planner emits.
+        return {}
+    config = ["--config", str(settings.ruff_config)] if settings.ruff_config else ["--isolated"]
+    with _scratch_directory() as tmp:
+        names = _staged(python, tmp)
+        paths = [str(p) for p in names.values()]
+        # Import order is ruff's too (rule I, with the consumer's isort settings), so templates
+        # need not sort what the planner emits.
         for command in (["check", "--select", "I", "--fix", "--exit-zero"], ["format"]):
-            returncode, stdout, stderr = run_tool(
-                [_ruff(), *command, *RUFF_ARGS, str(root)], step=f"format:ruff-{command[0]}"
+            _run(
+                [_ruff(), *command, "--no-cache", *config, *paths],
+                names,
+                "ruff",
+                step=f"format:ruff-{command[0]}",
             )
-            if returncode != 0:
-                report = stderr.strip() or stdout.strip()
-                for key, path in names.items():  # name the generated file, not the temp copy
-                    report = report.replace(str(path), key)
-                raise FormatError(
-                    f"ruff could not format the generated Python (a template bug):\n{report}"
-                )
-        formatted = dict(sources)
-        for key, path in names.items():
-            formatted[key] = path.read_text(encoding="utf-8")
-        return formatted
+        return {key: path.read_text(encoding="utf-8") for key, path in names.items()}
+
+
+def is_cpp(path: str) -> bool:
+    return path.endswith(_CPP_SUFFIXES)
+
+
+def format_cpp(sources: dict[str, str], settings: FormatSettings) -> dict[str, str]:
+    """Every C++ / CUDA entry formatted by clang-format under the consumer's `.clang-format`."""
+    cpp = {k: v for k, v in sources.items() if is_cpp(k)}
+    if not cpp:
+        return {}
+    with _scratch_directory() as tmp:
+        names = _staged(cpp, tmp)
+        style = f"--style=file:{settings.clang_format_config}"
+        _run(
+            [_clang_format(), style, "-i", *map(str, names.values())],
+            names,
+            "clang-format",
+            step="format:clang-format",
+        )
+        return {key: path.read_text(encoding="utf-8") for key, path in names.items()}
+
+
+def clang_format_column_limit(settings: FormatSettings) -> int:
+    """The ColumnLimit clang-format applies (0: none), so headers can be chosen to fit it."""
+    returncode, stdout, stderr = run_tool(
+        [
+            _clang_format(),
+            f"--style=file:{settings.clang_format_config}",
+            "--assume-filename=header.cuh",
+            "--dump-config",
+        ],
+        step="format:clang-format-config",
+    )
+    match = re.search(r"^ColumnLimit:\s*(\d+)", stdout, re.MULTILINE)
+    if returncode != 0 or match is None:
+        raise FormatError(
+            f"clang-format cannot read {settings.clang_format_config}:\n{stderr.strip()}"
+        )
+    return int(match[1])
+
+
+def format_sources(sources: dict[str, str], settings: FormatSettings) -> dict[str, str]:
+    """sources with Python and C++ entries formatted; other entries unchanged."""
+    return {**sources, **format_python(sources, settings), **format_cpp(sources, settings)}

@@ -30,6 +30,11 @@ class FamilyInputs:
     family: Family
     specs: tuple[ResolvedSpec, ...]  # same order as family.variants
 
+    @property
+    def license_header(self) -> tuple[str, ...]:
+        """The root spec's `license_header` lines (the family's files share one header)."""
+        return tuple(self.specs[0].data.get("license_header", ()))
+
 
 class _OneDefinition:
     """A name the family's generated code defines once (an architecture's registry entry, a
@@ -73,7 +78,15 @@ def _family_checks(
             f"and `{key}: !delete` here if this variant no longer uses it"
         ),
     )
+    root_license = members[0].data.get("license_header")
     for spec, variant in zip(members, variants):
+        if spec.data.get("license_header") != root_license:
+            diagnostics.add(
+                spec.where(("license_header",)),
+                "license_header",
+                f"differs from the root spec {members[0].file}'s; a family's generated files "
+                "share one license header: set it in the root spec only",
+            )
         for table, key, what in (
             (by_name, variant.name, "variant.name"),
             (by_model_type, variant.model_type, "variant.model_type"),
@@ -294,6 +307,7 @@ def build_texts(
 ) -> list[BuildResult]:
     """load -> resolve -> validate -> model -> plan -> render, for every family named."""
     from .fastpath import MANIFEST, manifest_body
+    from .format import FormatSettings
     from .inputs import inputs_hash
     from .plan import plan_family
     from .plan.sources import SourceMap
@@ -301,6 +315,7 @@ def build_texts(
     from .write import make_header
 
     results = []
+    settings = FormatSettings.discover(out_dir)
     for inputs in load_families(list(spec_paths), warn):
         family = inputs.family
         sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
@@ -312,13 +327,21 @@ def build_texts(
             for v, s in zip(family.variants, inputs.specs)
         }
         spec_files = tuple(sorted(set().union(*lineage.values())))
-        files = render_files(plan.files, functools.partial(_spec_files_of, lineage))
+        files = render_files(
+            plan.files,
+            functools.partial(_spec_files_of, lineage),
+            settings,
+            inputs.license_header,
+        )
         # The MANIFEST is the family's one stamp of its inputs (the other headers carry only
         # their own content hash, so an edit rewrites only the files whose text changes).
         digest = inputs_hash([s.document.path for s in inputs.specs])
-        manifest = manifest_body(files, family.name)
+        manifest = manifest_body(files, family.name, settings.fingerprint())
         files[f"{family.name}/{MANIFEST}"] = (
-            make_header("#", spec_files, manifest, inputs_hash=digest) + manifest
+            make_header(
+                "#", spec_files, manifest, inputs_hash=digest, license_header=inputs.license_header
+            )
+            + manifest
         )
         results.append(BuildResult(out_dir, family.name, files))
     return results

@@ -251,17 +251,26 @@ def render(template_name: str, **context: object) -> str:
         raise TemplateValueError(f"templates/{template_name}: {error}") from error
 
 
-def render_files(files, spec_files_of) -> dict[str, str]:
-    """Render each planned file, format it, and put the dsv41gen header on top (naming
+def render_files(files, spec_files_of, settings, license_header: tuple[str, ...]) -> dict[str, str]:
+    """Render each planned file, format it (format.FormatSettings: the consumer's formatter
+    configuration), and put the license lines and the dsv41gen header on top (naming
     ``spec_files_of(output)``, the specs the file comes from)."""
-    from .format import format_python
+    from .format import clang_format_column_limit, format_sources, is_cpp
     from .write import make_header
 
-    bodies = format_python(
-        {output.path: render(output.template, **dict(output.context)) for output in files}
+    bodies = format_sources(
+        {output.path: render(output.template, **dict(output.context)) for output in files},
+        settings,
     )
+    width = clang_format_column_limit(settings) if any(is_cpp(o.path) for o in files) else 0
     return {
-        output.path: make_header(output.comment_prefix, spec_files_of(output), bodies[output.path])
+        output.path: make_header(
+            output.comment_prefix,
+            spec_files_of(output),
+            bodies[output.path],
+            license_header=license_header,
+            width=width if is_cpp(output.path) else 0,
+        )
         + bodies[output.path]
         for output in files
     }

@@ -14,14 +14,13 @@ from pathlib import Path
 
 from .errors import Diagnostics, Location, UsageError
 from .load import load_document
-from .write import HEADER_LINES, read_header
+from .write import read_header
 
-_SPEC_COMMENT = re.compile(r"spec: (?P<file>[\w.-]+\.yaml) (?P<field>[\w.\-]+)")
+_SPEC_COMMENT = re.compile(r"spec: (?P<file>[\w.-]+\.yaml)\s+(?P<field>[\w.\-]*\w)")
 _FIELD_MENTION = re.compile(
     r"\b(?P<field>(?:variant|architectures|checkpoint|hf_config|speculative|attention_backends|kv_cache|runner|"
     r"quantization|kernels)\.[\w.]*\w)"
 )
-_HEADER_SPECS = re.compile(r"from (?P<specs>.+)\.$")
 
 
 @dataclass(frozen=True)
@@ -48,14 +47,27 @@ def _parse_target(target: str) -> tuple[Path, int]:
 
 
 def _spec_paths(generated: Path, text: str) -> list[Path]:
-    """The specs named in the header, relative to the output directory's parent."""
-    first = text.split("\n", 1)[0]
-    match = _HEADER_SPECS.search(first)
-    if match is None:
+    """The specs named in the header (or, where they did not fit the formatter's line limit, in
+    the package's MANIFEST), relative to the output directory's parent."""
+    from .fastpath import MANIFEST
+
+    header = read_header(text)
+    specs = header.specs if header is not None else None
+    if header is not None and specs is None:
+        manifest = read_header(_read(_package_dir(generated) / MANIFEST))
+        specs = manifest.specs if manifest is not None else None
+    if specs is None:
         raise UsageError(f"{generated}: no dsv41gen header naming its specs")
     # generated/<package>/... : specs are named relative to the output directory's parent
     base = _package_dir(generated).parent.parent
-    return [(base / name.strip()).resolve() for name in match["specs"].split(",")]
+    return [(base / name).resolve() for name in specs]
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from error
 
 
 def _package_dir(generated: Path) -> Path:
@@ -87,24 +99,38 @@ def explain_line(target: str) -> Why:
     if number > len(lines):
         raise UsageError(f"{generated} has {len(lines)} lines, not {number}")
     specs = _spec_paths(generated, text)
-    field, location, comment_line = _trace(lines, number, specs, generated)
+    header = read_header(text)
+    assert header is not None
+    field, location, comment_line = _trace(lines, number, specs, generated, header.lines)
     rule, template = _rule_of(specs, generated)
     return Why(
         str(generated), number, lines[number - 1], field, location, comment_line, rule, template
     )
 
 
-def _trace(lines: list[str], number: int, specs: list[Path], generated: Path):
-    if number <= HEADER_LINES:
+def _comment_run(lines: list[str], index: int) -> str:
+    """The line at index joined with the comment lines that continue it: a formatter that
+    reflows long comments (clang-format) may have broken a source-map comment in two."""
+    text = lines[index]
+    for following in lines[index + 1 : index + 4]:
+        stripped = following.strip()
+        if not stripped.startswith(("//", "#")):
+            break
+        text += " " + stripped.lstrip("/#").strip()
+    return text
+
+
+def _trace(lines: list[str], number: int, specs: list[Path], generated: Path, header_lines: int):
+    if number <= header_lines:
         return None, None, None
     # A block opener (def, class, if ...:) is explained by the comment that opens its body;
     # any other line by the nearest comment at or above it.
-    order = list(range(number - 1, HEADER_LINES - 1, -1))
+    order = list(range(number - 1, header_lines - 1, -1))
     opener = lines[number - 1].rstrip()
     if opener.endswith(":") or opener.endswith("{") or opener.lstrip().startswith("@"):
         order = [i for i in range(number, min(number + 3, len(lines)))] + order
     for index in order:
-        match = _SPEC_COMMENT.search(lines[index])
+        match = _SPEC_COMMENT.search(_comment_run(lines, index))
         if match:
             spec = next((p for p in specs if p.name == match["file"]), None)
             return match["field"], _locate(spec, match["field"]) if spec else None, index + 1

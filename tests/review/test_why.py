@@ -115,7 +115,7 @@ SAMPLES = [
     ),
     (
         "csrc/deepseek_v41/rope_kv_dispatch.cu",
-        "the compiled kNumHeadsQPadded values",
+        "kernels.rope_kv_insert.num_heads_q_padded: the compiled",
         "deepseek_v4.yaml",
         "num_heads_q_padded: [",
         "kernels.rope_kv_insert.num_heads_q_padded",
