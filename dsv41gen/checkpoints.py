@@ -49,14 +49,10 @@ def run_check_checkpoint(
     try:
         names = module.read_weight_names(checkpoint)
         hf_config = module.read_hf_config(checkpoint)
-    except (OSError, ValueError) as error:
+        # the stage count comes from the config or from tensor names: bounded, may be refused
+        servable = module.servable_methods(variant.model_type, names, hf_config)
+    except (OSError, ValueError) as error:  # CheckpointError names the file
         raise UsageError(f"cannot read checkpoint weight names: {error}") from error
-    except ImportError as error:
-        raise UsageError(
-            f"reading .safetensors headers needs the safetensors package ({error}); "
-            "pip install 'dsv41gen[checkpoint]'"
-        ) from error
-    servable = module.servable_methods(variant.model_type, names, hf_config)
     echo(f"{checkpoint}: {len(names)} tensors; {variant.display_name} ({variant.model_type})")
     echo(f"servable speculative methods: {', '.join(servable) if servable else 'none'}")
     if method is None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..codegen_values import Comment, Identifier, LiteralView, PyLiteral, literal_rows
 from ..model import Family
+from ..validate import MAX_STAGES  # the generated reader bounds checkpoints by the same count
 from .sources import SourceMap
 
 
@@ -34,6 +35,10 @@ class CheckpointPlan:
     @property
     def family_ident(self) -> Identifier:
         return Identifier(self.family)
+
+    @property
+    def max_stages_py(self) -> PyLiteral:
+        return PyLiteral(MAX_STAGES)
 
     @property
     def method_sets_py(self) -> tuple[tuple[PyLiteral, ...], ...]:

@@ -69,6 +69,7 @@ def test_missing_weights_are_named_exactly(tmp_path):
 
 
 def test_v4_classic_mtp_from_an_index_file(tmp_path):
+    _save(tmp_path / "model-00001.safetensors", _stages(V4_MTP, 1))  # the shard the index names
     index = {"weight_map": {f"{n}.weight": "model-00001.safetensors" for n in _stages(V4_MTP, 1)}}
     (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index))
     result = run_cli(
