@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 
 from . import __version__
+from .codegen_values import terminal_text
 from .errors import SpecError
 
 EXIT_SPEC_ERROR = 1
@@ -36,12 +37,18 @@ _out_option = click.option(
 )
 
 
+def echo(message: object = "", **kwargs) -> None:
+    """Everything the CLI prints goes through here: spec text in a diagnostic, a diff or a
+    review can neither drive the terminal (escapes) nor reorder what it shows (bidi controls)."""
+    click.echo(terminal_text(message), **kwargs)
+
+
 def _warn(line: str) -> None:
-    click.echo(line, err=True)
+    echo(line, err=True)
 
 
 def _fail(message: str, code: int) -> None:
-    click.echo(message, err=True)
+    echo(message, err=True)
     sys.exit(code)
 
 
@@ -51,7 +58,7 @@ def _up_to_date(specs: tuple[Path, ...], out_dir: Path) -> bool:
 
     fresh = up_to_date(list(specs), out_dir)
     for package, count in fresh or ():
-        click.echo(f"{out_dir / package}: up to date ({count} files)")
+        echo(f"{out_dir / package}: up to date ({count} files)")
     return fresh is not None
 
 
@@ -60,14 +67,14 @@ def _locked(out_dir: Path, *, write: bool):
     swap a killed build left halfway is finished; what that recovery did is said on stderr."""
     from .write import locked_output
 
-    return locked_output(out_dir, write=write, notify=lambda line: click.echo(line, err=True))
+    return locked_output(out_dir, write=write, notify=lambda line: echo(line, err=True))
 
 
 def _report_spec_errors(error: SpecError) -> None:
     for diagnostic in error.diagnostics:
-        click.echo(str(diagnostic), err=True)
+        echo(str(diagnostic), err=True)
     count = len(error.diagnostics)
-    click.echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
+    echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
     sys.exit(EXIT_SPEC_ERROR)
 
 
@@ -134,14 +141,14 @@ def _build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
                     else "is not a generated file"
                 )
                 action = "remove" if rel not in result.files else "overwrite"
-                click.echo(f"error: {out_dir / rel} {kind}; refusing to {action} it.", err=True)
+                echo(f"error: {out_dir / rel} {kind}; refusing to {action} it.", err=True)
             _fail(
                 "Move the edit into the spec, or rerun with --force to discard it. Nothing was written.",
                 EXIT_OUT_OF_DATE,
             )
         done = write_package(out_dir, result.package, result.files)
         if done.clean:
-            click.echo(f"{out_dir / result.package}: up to date ({len(result.files)} files)")
+            echo(f"{out_dir / result.package}: up to date ({len(result.files)} files)")
         else:
             parts = [
                 f"{len(done.added)} added" if done.added else "",
@@ -150,7 +157,7 @@ def _build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
                 else "",
                 f"{len(done.removed)} removed" if done.removed else "",
             ]
-            click.echo(f"{out_dir / result.package}: {', '.join(p for p in parts if p)}")
+            echo(f"{out_dir / result.package}: {', '.join(p for p in parts if p)}")
 
 
 @main.command()
@@ -194,12 +201,12 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
             ),
         ):
             for rel in paths:
-                click.echo(f"{out_dir / rel}: {label}", err=True)
+                echo(f"{out_dir / rel}: {label}", err=True)
                 problems += 1
         for diff in comparison.diffs:
-            click.echo(diff, nl=False)
+            echo(diff, nl=False)
         if comparison.clean:
-            click.echo(f"{out_dir / result.package}: up to date ({len(result.files)} files)")
+            echo(f"{out_dir / result.package}: up to date ({len(result.files)} files)")
     if problems:
         sys.exit(EXIT_OUT_OF_DATE)
 
@@ -234,7 +241,7 @@ def diff(specs: tuple[Path, ...], out_dir: Path, ref: str | None, fmt: str) -> N
     if ref is not None:
         from .review import run_review
 
-        sys.exit(run_review(specs, ref, fmt, click.echo))
+        sys.exit(run_review(specs, ref, fmt, echo))
     with _locked(out_dir, write=False):
         _diff(specs, out_dir)
 
@@ -246,9 +253,9 @@ def _diff(specs: tuple[Path, ...], out_dir: Path) -> None:
     for result in build_texts(specs, out_dir, _warn):
         comparison = compare(out_dir, result.package, result.files)
         for text in comparison.diffs:
-            click.echo(text, nl=False)
+            echo(text, nl=False)
         if comparison.clean:
-            click.echo(f"{out_dir / result.package}: no changes")
+            echo(f"{out_dir / result.package}: no changes")
 
 
 def _default_specs() -> tuple[Path, ...]:
@@ -265,7 +272,7 @@ def schema() -> None:
     """Print the JSON Schema (draft 2020-12) of the spec language."""
     from .validate import SCHEMA_PATH
 
-    click.echo(SCHEMA_PATH.read_text(encoding="utf-8"), nl=False)
+    echo(SCHEMA_PATH.read_text(encoding="utf-8"), nl=False)
 
 
 @main.command()
@@ -277,7 +284,7 @@ def explain(specs: tuple[Path, ...]) -> None:
     from .pipeline import load_families
 
     for inputs in load_families(list(specs), _warn):
-        click.echo(explain_text(inputs), nl=False)
+        echo(explain_text(inputs), nl=False)
 
 
 @main.command()
@@ -287,7 +294,7 @@ def why(target: str) -> None:
     """Name the spec file:line and the planner rule that produced a generated line."""
     from .why import explain_line, render_why
 
-    click.echo(render_why(explain_line(target)), nl=False)
+    echo(render_why(explain_line(target)), nl=False)
 
 
 @main.command("check-checkpoint")
@@ -303,7 +310,7 @@ def check_checkpoint(spec: Path, checkpoint: Path, method: str | None) -> None:
     """
     from .checkpoints import run_check_checkpoint
 
-    code = run_check_checkpoint(spec, checkpoint, method, click.echo)
+    code = run_check_checkpoint(spec, checkpoint, method, echo)
     if code:
         sys.exit(code)
 
@@ -333,12 +340,12 @@ def run() -> None:
         raise
     except Interrupted as interrupted:
         name = signal.Signals(interrupted.signum).name
-        click.echo(f"dsv41gen: stopped by {name}", err=True)
+        echo(f"dsv41gen: stopped by {name}", err=True)
         sys.exit(128 + interrupted.signum)
     except Exception as error:  # a bug in dsv41gen, not bad input
         if os.environ.get("DSV41GEN_DEBUG"):
             raise
-        click.echo(
+        echo(
             f"dsv41gen: internal error: {type(error).__name__}: {error}\n"
             "This is a bug in dsv41gen; rerun with DSV41GEN_DEBUG=1 for the traceback and report it.",
             err=True,

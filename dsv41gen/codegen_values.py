@@ -408,14 +408,16 @@ def one_line(text: object) -> str:
 
 def terminal_text(text: object) -> str:
     """Text for a terminal: each line made printable (see ``one_line``), line breaks kept as
-    ``\\n`` only; a CR, form feed or U+2028 inside a line is shown escaped."""
+    ``\\n`` only and tabs kept; a CR, form feed, ESC or U+2028 inside a line is shown escaped."""
     lines = str(text).split("\n")
     out = []
     for line in lines:
         if line.isprintable():
             out.append(line)
         else:
-            out.append("".join(c if c.isprintable() else _escape_unprintable(c) for c in line))
+            out.append(
+                "".join(c if c.isprintable() or c == "\t" else _escape_unprintable(c) for c in line)
+            )
     return "\n".join(out)
 
 

@@ -35,9 +35,9 @@ class Diagnostic:
 def printable(text: str) -> str:
     """One line of plain text: a key such as '\\r' or a value with a newline (both come straight
     from the spec) is shown escaped, so it can neither split a message nor drive the terminal."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    from .codegen_values import terminal_text
+
+    return terminal_text(text).replace("\n", "\\n").replace("\t", "\\t")
 
 
 @dataclass

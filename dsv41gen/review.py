@@ -19,6 +19,7 @@ from .semdiff import (
     materialize_ref,
     repo_root,
     tmpdir,
+    verify_cosmetic,
 )
 from .write import body_of
 
@@ -125,6 +126,7 @@ def semantic_diff(spec_paths: tuple[Path, ...], ref: str) -> SemanticDiff:
     for name in order:
         changes += diff_variant(name, before.get(name), after.get(name))
     changes = apply_waivers(_inherited_once(changes), waivers)
+    changes = verify_cosmetic(changes, generated_before, generated_after)
     changes.sort(key=lambda c: (SEVERITY_ORDER[c.severity], c.variant, c.path))
     return SemanticDiff(changes, _generated_diff(generated_before, generated_after, "generated"))
 

@@ -309,3 +309,63 @@ def repo_root(start: Path) -> Path:
 
 def tmpdir() -> tempfile.TemporaryDirectory:
     return tempfile.TemporaryDirectory(prefix="dsv41gen-ref-")
+
+
+def code_shape(files: dict[str, str]) -> dict[str, str]:
+    """What generated modules do, with what they merely say left out: Python as its syntax tree
+    without docstrings and with every string value blanked (messages, labels), C/C++ without
+    comments and string literals; the generated tests (their inputs) are left out. Two trees of
+    one shape differ only in wording."""
+    import ast
+    import re
+
+    shapes = {}
+    for rel, text in files.items():
+        if "/tests/" in f"/{rel}" or rel.endswith("MANIFEST"):
+            continue  # the generated tests' inputs and the file list are not behaviour
+        if rel.endswith(".py"):
+            try:
+                tree = ast.parse(text)
+            except SyntaxError:
+                shapes[rel] = text
+                continue
+            for node in ast.walk(tree):
+                body = getattr(node, "body", None)
+                if (
+                    isinstance(body, list)
+                    and body
+                    and isinstance(body[0], ast.Expr)
+                    and isinstance(body[0].value, ast.Constant)
+                    and isinstance(body[0].value.value, str)
+                ):
+                    body[0].value.value = ""
+                if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                    node.value = ""
+            shapes[rel] = ast.dump(tree)
+        elif rel.endswith((".cu", ".cuh", ".cpp", ".h")):
+            code = re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', " ", text, flags=re.S)
+            shapes[rel] = " ".join(code.split())
+    return shapes
+
+
+def verify_cosmetic(
+    changes: list[Change], before: dict[str, str], after: dict[str, str]
+) -> list[Change]:
+    """COSMETIC is a claim: nothing generated behaves differently. When every change claims it,
+    the generated code must differ only in wording; a "cosmetic" field that reaches code (a
+    label that became part of an expression, a reference config value the code defaults to) is
+    reported as BEHAVIOUR."""
+    if not changes or any(c.severity != COSMETIC for c in changes):
+        return changes
+    if code_shape(before) == code_shape(after):
+        return changes
+    return [
+        Change(
+            **{
+                **c.__dict__,
+                "severity": BEHAVIOUR,
+                "what": c.what + " (reaches generated code, not only its wording)",
+            }
+        )
+        for c in changes
+    ]

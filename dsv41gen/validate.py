@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -712,6 +713,7 @@ def validate_spec(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
     inherits unchanged is then reported once, and an error that only the child's values cause
     in an inherited field says which spec it is about.
     """
+    _check_file_names(spec, diagnostics)
     diagnostics = _Inherited(spec, diagnostics)
     schema_errors = _schema_errors(spec, diagnostics)
     malformed = {p for p in schema_errors if p}
@@ -935,3 +937,152 @@ def _check_cache_capabilities(fmt: CacheFormat, at: Path_, report: FieldReport) 
 def _one_of(values) -> str:
     values = [str(v) for v in values]
     return values[0] if len(values) == 1 else ", ".join(values[:-1]) + " or " + values[-1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Names: what a spec names becomes a file, a Python package or module, a class or a C++ name.
+# None of it may shadow what the language, the standard library or the generated modules
+# themselves define; a spec file name reaches generated files (headers, source-map comments)
+# and must be plain too.
+
+SPEC_FILE_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+
+
+def _bad_file_name(name: str) -> str | None:
+    if SPEC_FILE_NAME.fullmatch(name) and name not in (".", ".."):
+        return None
+    return (
+        f"the spec file name {name!r} may only hold letters, digits, '_', '.' and '-' "
+        "(it is written into every generated file)"
+    )
+
+
+def _check_file_names(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
+    """The spec's own file name (reported at its first line) and its ``extends`` target."""
+    problem = _bad_file_name(Path(spec.file).name)
+    if problem:
+        diagnostics.add(Location(spec.file, 1, 1), "", problem + "; rename the file")
+    target = spec.document.data.get("extends")
+    if isinstance(target, str):
+        problem = _bad_file_name(Path(target).name)
+        if problem:
+            where = spec.document.where(("extends",))
+            diagnostics.add(where, "extends", problem + "; rename the parent spec")
+
+
+@functools.lru_cache(maxsize=1)
+def generated_module_names() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    """(modules of a generated package, names each generated Python module defines), read off
+    the templates themselves: a template that gains a function or a module is covered without a
+    list here to keep up to date."""
+    from .inputs import templates_dir
+
+    modules: set[str] = {"tests", "csrc"}
+    defined: dict[str, frozenset[str]] = {}
+    for template in sorted(templates_dir().rglob("*.py.j2")):
+        text = template.read_text(encoding="utf-8")
+        names = set()
+        for line in text.splitlines():
+            match = re.match(r"\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)", line)
+            match = match or re.match(r"\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)", line)
+            if match:
+                names.add(match[1])
+            imported = re.match(r"\s*(?:from\s+(\.*)([\w.]*)\s+)?import\s+(.+)", line)
+            if imported:
+                dots, module, what = imported.groups()
+                listed = [w.split(" as ")[-1].strip(" ()") for w in what.split(",")]
+                names.update(n for n in listed if n.isidentifier())
+                if dots and module:
+                    modules.add(module.split(".")[0])
+                elif dots:
+                    modules.update(n for n in listed if n.isidentifier())
+        defined[template.name.removesuffix(".py.j2")] = frozenset(names)
+        if template.parent.name == "triton":
+            modules.add(template.name.removesuffix(".py.j2"))  # mxfp8, mxfp8_reference
+    return frozenset(modules), defined
+
+
+def _name_clash(name: str, *, module_names: frozenset[str] = frozenset()) -> str | None:
+    """Why ``name`` cannot be a generated identifier, or None."""
+    import builtins
+    import keyword
+
+    from .codegen_values import CPP_KEYWORDS
+
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+        return f"{name!r} is a Python keyword"
+    if name in CPP_KEYWORDS:
+        return f"{name!r} is a C++ keyword"
+    if hasattr(builtins, name):
+        return f"{name!r} is a Python builtin"
+    if name in module_names:
+        return f"{name!r} is already a name of the generated module"
+    return None
+
+
+def _package_clash(name: str) -> str | None:
+    import sys
+
+    modules, _ = generated_module_names()
+    if name in sys.stdlib_module_names:
+        return f"{name!r} is a Python standard-library module"
+    if name in modules:
+        return f"{name!r} is the name of a module of the generated package"
+    return _name_clash(name)
+
+
+_RENAME = "; choose another name"
+
+
+@rule
+def _generated_names(spec: ResolvedSpec, report: Report) -> None:
+    """Every name a spec gives that becomes a Python or C++ name of the generated code."""
+    _, defined = generated_module_names()
+    variant = spec.data.get("variant", {})
+    if len(spec.lineage) == 1 and isinstance(variant.get("name"), str):
+        problem = _package_clash(variant["name"])
+        if problem:
+            report(("variant", "name"), problem + " (the root variant names the package)" + _RENAME)
+    in_backends = defined.get("backends", frozenset()) | defined.get("binding", frozenset())
+    sparse_functions: dict[str, str] = {}
+    for key, backend in (spec.data.get("attention_backends") or {}).items():
+        if not isinstance(backend, dict):
+            continue
+        if backend.get("kind") == "sparse_mla":
+            name = backend.get("name")
+            if isinstance(name, str):
+                # generated as _<name lower>_block_sizes(): names that differ only in case clash
+                other = sparse_functions.setdefault(name.lower(), key)
+                if other != key:
+                    report(
+                        ("attention_backends", key, "name"),
+                        f"{name!r} and the name of {other} differ only in case; they would "
+                        "generate one function" + _RENAME,
+                    )
+            continue
+        problem = _name_clash(key, module_names=in_backends)
+        if problem:
+            report(("attention_backends", key), problem + " (it names a generated class)" + _RENAME)
+        parent = backend.get("parent")
+        if isinstance(parent, str) and backend.get("parent_module") is not None:
+            problem = _name_clash(parent, module_names=in_backends)
+            if problem:
+                report(
+                    ("attention_backends", key, "parent"),
+                    problem + " (an engine parent is imported under its own name)",
+                )
+        for i, member in enumerate(backend.get("supported_kv_cache_layouts") or ()):
+            if isinstance(member, str) and (member.startswith("_") or member in ("name", "value")):
+                report(
+                    ("attention_backends", key, "supported_kv_cache_layouts", i),
+                    f"{member!r} cannot be an enum member name",
+                )
+    in_kv = defined.get("kv_cache", frozenset()) | defined.get("binding", frozenset())
+    kv = spec.data.get("kv_cache") or {}
+    spec_types = kv.get("spec_types") if isinstance(kv, dict) else None
+    for key in spec_types or {}:
+        problem = _name_clash(key, module_names=in_kv)
+        if problem:
+            report(
+                ("kv_cache", "spec_types", key), problem + " (it names a generated class)" + _RENAME
+            )

@@ -78,18 +78,20 @@ class RegistryPlan:
 def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:
     tables = []
     for table in RegistryTable:
-        entries = tuple(
-            RegistryEntry(
-                arch.name,
-                arch.module,
-                arch.class_name,
-                v.name,
-                sources.ref(v.name, "architectures", arch.name),
-            )
-            for v in family.variants
-            for arch in v.architectures
-            if arch.registry is table
-        )
+        # A child that inherits an architecture carries the same entry (the family check
+        # rejects two different ones): it is emitted once, under the spec that declared it.
+        first: dict[str, RegistryEntry] = {}
+        for v in family.variants:
+            for arch in v.architectures:
+                if arch.registry is table and arch.name not in first:
+                    first[arch.name] = RegistryEntry(
+                        arch.name,
+                        arch.module,
+                        arch.class_name,
+                        v.name,
+                        sources.ref(v.name, "architectures", arch.name),
+                    )
+        entries = tuple(first.values())
         tables.append(RegistryTablePlan(table.value.upper() + "_MODELS", table.dict_name, entries))
     return RegistryPlan(
         family=family.name,

@@ -578,6 +578,21 @@ specs/deepseek_v41.yaml:@kv_cache:@:1: kv_cache.compress_ratios: unsupported_com
 ]
 
 
+CASES += [
+    (
+        "generated_name_clashes_with_the_language_and_the_generated_modules",
+        [
+            (V4, "  name: deepseek_v4\n", "  name: json\n"),
+            (V4, "    KVCacheSpec: {}\n", "    KVCacheSpec: {}\n    Callable: {}\n"),
+        ],
+        """
+specs/deepseek_v4.yaml:@  name: json@:3: variant.name: 'json' is a Python standard-library module (the root variant names the package); choose another name
+specs/deepseek_v4.yaml:@    Callable: {}@:5: kv_cache.spec_types.Callable: 'Callable' is already a name of the generated module (it names a generated class); choose another name
+""",
+    ),
+]
+
+
 @pytest.mark.parametrize("edits, expected", [pytest.param(e, x, id=i) for i, e, x in CASES])
 def test_golden_error_output(specs_copy, run_cli, tmp_path, edits, expected):
     for name, old, new in edits:
@@ -612,6 +627,7 @@ def test_golden_case_count_and_rules_covered():
         "speculative_token_limits": "divisibility_never_met",
         "compress_ratio_message_fields": "compress_ratio_message_unknown_field",
         "hf_config_counts": "stage_count_out_of_range",
+        "generated_names": "generated_name_clashes_with_the_language_and_the_generated_modules",
     }
     ids = {case[0] for case in CASES}
     assert set(iter_rules()) == set(covered), "a new semantic rule needs a golden case here"

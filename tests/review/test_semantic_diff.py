@@ -114,6 +114,22 @@ EDITS = [
         0,
     ),
     (
+        "a method label reworded, even into text that would be code in an f-string",
+        V4,
+        "      label: classic-MTP",
+        "      label: \"classic-MTP{__import__('pathlib').Path('pwned').write_text('ran')}\"",
+        {("deepseek_v4", "speculative.methods.mtp.label", "changed"): "COSMETIC"},
+        0,
+    ),
+    (
+        "a reference config value the generated code defaults to is not cosmetic",
+        V4,
+        "  num_nextn_predict_layers: 1",
+        "  num_nextn_predict_layers: 2",
+        {("deepseek_v4", "hf_config.num_nextn_predict_layers", "changed"): "BEHAVIOUR"},
+        0,
+    ),
+    (
         "a comment and formatting only",
         V41,
         "  name: deepseek_v41\n",

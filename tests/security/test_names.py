@@ -1,0 +1,133 @@
+"""Names a spec gives become files, packages, classes and C++ names: none may be one the
+language, the standard library or the generated modules already use, and spec file names are
+plain. Each case is a real build through the CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from securityhelpers import REPO, assert_clean_rejection, cli, copy_specs, edit
+
+V4, V41 = "deepseek_v4.yaml", "deepseek_v41.yaml"
+
+
+@pytest.fixture
+def specs(tmp_path):
+    return copy_specs(tmp_path / "specs")
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["x\nopen('P','w')\n#.yaml", "#if 0.yaml", "a b.yaml", "d\u202e4.yaml", "q'\".yaml"],
+)
+def test_spec_file_name_outside_the_plain_set_is_a_clean_error(specs, name):
+    (specs / V41).rename(specs / name)
+    result = cli("build", f"specs/{name}", "--out", "out", cwd=specs.parent)
+    assert_clean_rejection(result, "spec file name", "rename the file")
+    assert not (specs.parent / "out").exists()
+    assert not (specs.parent / "P").exists()
+
+
+def test_extends_target_name_outside_the_plain_set_is_a_clean_error(specs):
+    bad = "d\u202e4.yaml"
+    (specs / V4).rename(specs / bad)
+    edit(specs / V41, "extends: deepseek_v4.yaml", f'extends: "{bad}"')
+    result = cli("build", f"specs/{V41}", "--out", "out", cwd=specs.parent)
+    assert_clean_rejection(result, "extends: the spec file name", "rename the parent spec")
+
+
+CLASHES = [
+    (
+        V4,
+        "  name: deepseek_v4\n",
+        "  name: json\n",
+        "variant.name: 'json' is a Python standard-library module",
+    ),
+    (V4, "  name: deepseek_v4\n", "  name: class\n", "variant.name: 'class' is a Python keyword"),
+    (V4, "  name: deepseek_v4\n", "  name: print\n", "variant.name: 'print' is a Python builtin"),
+    (
+        V4,
+        "  name: deepseek_v4\n",
+        "  name: registry\n",
+        "'registry' is the name of a module of the generated package",
+    ),
+    (V4, "  name: deepseek_v4\n", "  name: _binding\n", None),  # the schema says snake_case
+    (
+        V4,
+        "parent: DeepseekV32IndexerBackend",
+        "parent: KVCacheLayout",
+        "'KVCacheLayout' is already a name of the generated module",
+    ),
+    (V4, "parent: DeepseekV32IndexerBackend", "parent: object", "'object' is a Python builtin"),
+    (
+        V4,
+        "    KVCacheSpec: {}\n",
+        "    KVCacheSpec: {}\n    Callable: {}\n",
+        "kv_cache.spec_types.Callable: 'Callable' is already a name",
+    ),
+    (
+        V4,
+        "    KVCacheSpec: {}\n",
+        "    KVCacheSpec: {}\n    None: {}\n",
+        "kv_cache.spec_types.None: 'None' is a Python keyword",
+    ),
+    (
+        V4,
+        "    KVCacheSpec: {}\n",
+        "    KVCacheSpec: {}\n    list: {}\n",
+        "kv_cache.spec_types.list: 'list' is a Python builtin",
+    ),
+]
+
+
+@pytest.mark.parametrize(("file", "old", "new", "message"), CLASHES)
+def test_generated_name_clash_is_a_located_error(specs, file, old, new, message):
+    edit(specs / file, old, new)
+    result = cli("build", f"specs/{V41}", "--out", "out", cwd=specs.parent)
+    assert_clean_rejection(result, *([message] if message else []))
+    assert f"{file}:" in result.stderr
+
+
+def test_backend_class_named_like_the_capability_probe_is_rejected(specs):
+    edit(specs / V4, "  DeepseekV4IndexerBackend:\n", "  device_is_capability_family:\n")
+    result = cli("build", f"specs/{V4}", "--out", "out", cwd=specs.parent)
+    assert_clean_rejection(
+        result,
+        "attention_backends.device_is_capability_family: 'device_is_capability_family' is "
+        "already a name of the generated module",
+    )
+
+
+def test_child_inheriting_architectures_builds_ruff_clean_code_that_passes_its_tests(specs):
+    (specs / "deepseek_v42.yaml").write_text(
+        "spec_version: 1\nextends: deepseek_v41.yaml\n"
+        "variant:\n  name: deepseek_v42\n  display_name: DeepSeek V4.2\n  model_type: deepseek_v42\n"
+    )
+    result = cli("build", "specs/deepseek_v42.yaml", "--out", "out", cwd=specs.parent)
+    assert result.rc == 0, result.stderr
+    out = specs.parent / "out"
+    lint = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--config", str(REPO / "pyproject.toml"), str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert lint.returncode == 0, lint.stdout
+    tests = out / "deepseek_v4" / "tests"
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            str(tests / "test_registry.py"),
+            str(tests / "test_speculative.py"),
+        ],
+        cwd=out,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout[-3000:]
