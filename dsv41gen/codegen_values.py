@@ -14,6 +14,7 @@ what is printed          build it in the planner as
 a Python/C++ name        ``Identifier("DeepseekV41IndexerBackend")`` (ASCII, no keyword of
                          either language; a bad name raises)
 a dotted module path     ``DottedPath("vllm.models.deepseek_v4")``
+a TOML string            ``TomlString("vllm==0.33.0")`` (pyproject.toml values)
 a Python value           ``PyLiteral(("a", 1, None))``: None, bool, int, finite float, str,
                          and tuple / list / dict / frozenset of those, printed by ``repr``
 a message with fields    ``PyMessage(("num_speculative_tokens:", PyCode("num"), " ..."))``:
@@ -468,6 +469,24 @@ class DocText(Code):
     @property
     def text(self) -> str:
         return self._text
+
+
+@dataclass(frozen=True)
+class TomlString(Code):
+    """A TOML basic string holding ``value``: JSON's escaping with every non-ASCII character as
+    a ``\\uXXXX`` escape is valid TOML, and no character of ``value`` can end the string."""
+
+    value: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.value, str):
+            raise CodegenValueError(f"{self.value!r} is not text")
+
+    @property
+    def text(self) -> str:
+        import json
+
+        return json.dumps(self.value, ensure_ascii=True)
 
 
 def _typed(value: object) -> Code:

@@ -71,6 +71,27 @@ def _show_value(value: object) -> str:
     return str(value)
 
 
+def site_table(inputs: FamilyInputs) -> list[str]:
+    """The vLLM wiring sites of the family's plugin: hooked ones, then the ones no plugin can
+    hook, with the reason."""
+    from .plan.plugin import plan_plugin, site_table
+    from .plan.sources import SourceMap
+
+    family = inputs.family
+    sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
+    plan = plan_plugin(family, sources)
+    if plan is None:
+        return [f"(no plugin: {family.variants[0].spec_file} names no `engine`)"]
+    lines = []
+    for row in site_table(plan):
+        site, function, hook, reads = row
+        lines.append(f"{site}")
+        lines.append(f"    vLLM:  {function}")
+        lines.append(f"    hook:  {hook}")
+        lines.append(f"    reads: {reads}")
+    return lines
+
+
 def explain_text(inputs: FamilyInputs) -> str:
     out = []
     for variant, spec in zip(inputs.family.variants, inputs.specs):
@@ -80,5 +101,8 @@ def explain_text(inputs: FamilyInputs) -> str:
         out.append("")
     out.append(f"== merge / fork table of the {inputs.family.name} family")
     out.extend(merge_fork_table(inputs))
+    out.append("")
+    out.append(f"== vLLM wiring sites of the {inputs.family.name} plugin")
+    out.extend(site_table(inputs))
     out.append("")
     return "\n".join(out) + "\n"

@@ -522,6 +522,9 @@ class Variant:
     runner: Runner
     mxfp8: MxFormat | None
     rope_kv_insert: RopeKvInsertKernel | None
+    # The engine release the spec describes (`engine: vllm==0.33.0`): the version after `==`.
+    # None: the spec names no engine, and its family gets no vLLM plugin.
+    engine_version: str | None = None
 
     @staticmethod
     def parse(d: dict, spec_file: str, parent: str | None, ancestors: tuple[dict, ...]) -> Variant:
@@ -569,6 +572,7 @@ class Variant:
             rope_kv_insert=_parse_rope_kv(kernels["rope_kv_insert"])
             if "rope_kv_insert" in kernels
             else None,
+            engine_version=d["engine"].partition("==")[2] if "engine" in d else None,
         )
 
     def method(self, method: Method) -> SpeculativeMethod | None:

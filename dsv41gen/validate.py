@@ -706,6 +706,19 @@ def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
             )
 
 
+@rule
+def _engine_known(spec: ResolvedSpec, report: Report) -> None:
+    from .plan.engine import VLLM_VERSION
+
+    engine = spec.data.get("engine")
+    if engine is not None and engine != f"vllm=={VLLM_VERSION}":
+        report(
+            ("engine",),
+            f"dsv41gen knows the wiring sites of vllm=={VLLM_VERSION} only, not {engine!r}; "
+            f"write `engine: vllm=={VLLM_VERSION}` (and check the spec against that release)",
+        )
+
+
 def validate_spec(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
     """Schema first; semantic rules after, skipping a rule that trips over malformed input.
 

@@ -46,6 +46,7 @@ RULES = {
     "runner": "plan.runner: forbidden (architecture, runner, final cudagraph mode) combinations, deduplicated across variants",
     "checkpoint": "plan.checkpoint: required/optional weights per (variant, method), expanded per stage prefix",
     "kv_cache": "plan.kv_cache: is_state_bucket from the spec types marked state-like, used by both KV planning sites",
+    "plugin": "plan.plugin: one hook per vLLM wiring site the specs cover, all targets checked before any is patched; a spec without `engine` gets no plugin",
     "tests": "plan.tests: generated tests pin each generated validator on both sides of every boundary",
     "mxfp8": "plan.mxfp8: one Triton module per distinct MX format of the family (exact scale arithmetic, reciprocal scaling)",
     "rope_kv": "plan.rope_kv: one CUDA family per distinct kernels.rope_kv_insert section; instantiations exactly for the spec's kNumHeadsQPadded set",
@@ -59,14 +60,19 @@ def _file(
 
 
 def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
-    from . import backends, binding, checkpoint, kv_cache, registry, runner, speculative
+    from . import backends, binding, checkpoint, kv_cache, plugin, registry, runner, speculative
 
     package = family.name
     registry_plan = registry.plan_registry(family, sources)
     spec_plan = speculative.plan_speculative(family, sources)
+    plugin_plan = plugin.plan_plugin(family, sources)
     files = [
         _file(
-            f"{package}/__init__.py", "python/package_init.py.j2", "registry", plan=registry_plan
+            f"{package}/__init__.py",
+            "python/package_init.py.j2",
+            "registry",
+            plan=registry_plan,
+            plugin=plugin_plan,
         ),
         _file(f"{package}/registry.py", "python/registry.py.j2", "registry", plan=registry_plan),
         _file(
@@ -98,6 +104,15 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
             plan=checkpoint.plan_checkpoint(family, sources),
         ),
     ]
+    if plugin_plan is not None:
+        files.append(
+            _file(f"{package}/plugin.py", "python/plugin.py.j2", "plugin", plan=plugin_plan)
+        )
+        files.append(
+            _file(
+                f"{package}/pyproject.toml", "python/pyproject.toml.j2", "plugin", plan=plugin_plan
+            )
+        )
     kv_plan = kv_cache.plan_kv_cache(family, sources)
     if kv_plan is not None:
         files.append(

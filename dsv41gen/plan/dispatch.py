@@ -1,7 +1,7 @@
 """Merge or fork, computed: one decision per behaviour site, from the resolved values.
 
-For each site (a question generated code asks about a model_type, such as "does the DSpark
-draft reuse the target's KV layout?"), the variants of the family are grouped by their resolved
+For each site (a question generated code asks about a model_type, such as "which architecture
+does a DSpark draft become?"), the variants of the family are grouped by their resolved
 answer. Variants that answer alike share one branch with a set-membership test; variants that
 answer differently get branches of their own. This is seed 000 §8 done by the planner: nobody
 decides by hand where `model_type == "deepseek_v4"` should become `in (...)`.
@@ -155,11 +155,10 @@ def plan_sites(family: Family, sources: SourceMap) -> tuple[Site, ...]:
             False,
             lambda v, base=base: base + ("tokens_per_round", "sources"),
         )
+        # Only the questions something asks: the plugin (quantization) and speculative.py
+        # (adaptive verification). reuses_target_kv_layout has no vLLM 0.33.0 site to answer
+        # (dsv41gen explain lists it), so no function is emitted for it.
         for attribute, question in (
-            (
-                "reuses_target_kv_layout",
-                f"Whether {m} draft layers share the target's KV-cache layout",
-            ),
             (
                 "inherits_target_quantization",
                 f"Whether a {m} draft inherits the target's quantization",
@@ -174,12 +173,4 @@ def plan_sites(family: Family, sources: SourceMap) -> tuple[Site, ...]:
                 True,
                 lambda v, base=base, attribute=attribute: base + (attribute,),
             )
-    add(
-        "eagle_style_fallback",
-        "Whether eagle-style drafting falls back to this family's path",
-        "speculative.eagle_style_fallback",
-        lambda v: v.eagle_style_fallback,
-        True,
-        lambda v: ("speculative", "eagle_style_fallback"),
-    )
     return tuple(sites)

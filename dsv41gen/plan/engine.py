@@ -34,3 +34,88 @@ CUDA_GRAPH_MODE = EngineImport("vllm.config.compilation", "CUDAGraphMode")
 KV_SPEC_MODULE = "vllm.v1.kv_cache_interface"
 # supported_kv_cache_layouts() returns members of this enum (vllm/v1/attention/backend.py).
 KV_CACHE_LAYOUT = EngineImport("vllm.v1.kv_cache_layout", "KVCacheLayout")
+
+
+# The vLLM 0.33.0 functions the generated plugin hooks. Each is a fact about the engine (where
+# the function lives, how it is bound, its parameters), checked at plugin load: a vLLM whose
+# function is missing or takes other parameters is not the engine the spec was written for.
+ENGINE_DISTRIBUTION = "vllm"
+
+
+@dataclass(frozen=True)
+class EngineFunction:
+    module: str
+    owner: str  # the class that defines the function
+    attribute: str
+    static: bool  # a staticmethod (True) or a plain method taking self (False)
+    parameters: tuple[str, ...]  # inspect.signature(...).parameters, in order
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.module}.{self.owner}.{self.attribute}"
+
+
+# Builds every draft's HF config; rewrites a target-checkpoint (MTP) draft's model_type,
+# architectures and n_predict (vllm/config/speculative.py).
+DRAFT_HF_CONFIG_OVERRIDE = EngineFunction(
+    "vllm.config.speculative",
+    "SpeculativeConfig",
+    "hf_config_override",
+    True,
+    ("hf_config", "transformers_mtp_overrides"),
+)
+# Detects the method, builds the draft ModelConfig, rewrites DSpark drafts, sets the draft's
+# quantization and resolves num_speculative_tokens (vllm/config/speculative.py).
+SPECULATIVE_CONFIG_POST_INIT = EngineFunction(
+    "vllm.config.speculative", "SpeculativeConfig", "__post_init__", False, ("self",)
+)
+# Resolves the final cudagraph mode and the model runner, then validates them
+# (vllm/config/vllm.py); the last word on both.
+VLLM_CONFIG_POST_INIT = EngineFunction(
+    "vllm.config.vllm", "VllmConfig", "__post_init__", False, ("self",)
+)
+# Out-of-tree architectures enter the registry here (vllm/model_executor/models/registry.py).
+REGISTER_MODEL = EngineFunction(
+    "vllm.model_executor.models.registry",
+    "_ModelRegistry",
+    "register_model",
+    False,
+    ("self", "model_arch", "model_cls"),
+)
+
+
+@dataclass(frozen=True)
+class UnhookableSite:
+    """A vLLM 0.33.0 site a spec section describes, but no plugin can replace: why not."""
+
+    where: str
+    reason: str
+
+
+KV_STATE_BUCKET = UnhookableSite(
+    "vllm.v1.core.kv_cache_planning._get_packed_kv_cache_groups.<locals>.is_state_bucket",
+    "a closure over repeats_per_group, rebuilt on every call of _get_packed_kv_cache_groups; "
+    "no module or class attribute holds it, so nothing can be replaced",
+)
+COMPRESS_RATIO_CHECK = UnhookableSite(
+    "vllm.models.deepseek_v4.compressor.CompressorStateCache.__init__; "
+    "vllm.models.deepseek_v41.attention.DeepseekV4Attention.__init__",
+    "inline statements in layer constructors that also build the layer; replacing the "
+    "check means replacing the constructor, i.e. copying vLLM's model code",
+)
+ATTENTION_BACKENDS = UnhookableSite(
+    "vllm.models.deepseek_v41.attention.DeepseekV4IndexerCache.get_attn_backend (and V4's)",
+    "the model layer picks its backend class by its own flags (rocm_mxfp4, sparse_logits); "
+    "the spec says which classes exist, not which layer flag selects each, so a hook would "
+    "guess. The generated classes subclass vLLM's own and are importable from the package",
+)
+DSPARK_KV_LAYOUT = UnhookableSite(
+    "(no function in vLLM 0.33.0)",
+    "the DSpark draft model class builds its layers from the target's config; no config or "
+    "runner function decides whether the draft shares the target's KV layout",
+)
+EAGLE_STYLE_FALLBACK = UnhookableSite(
+    "(no function in vLLM 0.33.0)",
+    "the older _is_deepseek_v4_eagle is gone; 0.33.0 asks nothing about an eagle-style "
+    "fallback for this family",
+)

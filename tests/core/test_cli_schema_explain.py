@@ -126,7 +126,24 @@ def test_explain_merge_fork_table(reference_build, run_cli):
         "DSparkV41DraftModel",
         "forked",
     ]
-    assert rows["dspark_reuses_target_kv_layout"][1:4] == ["True", "True", "merged"]
+    assert rows["dspark_inherits_target_quantization"][1:4] == ["True", "True", "merged"]
+
+
+def test_explain_lists_every_vllm_site(reference_build, run_cli):
+    result = run_cli("explain", f"specs/{V41}", cwd=reference_build)
+    table = _section(result.stdout, "vLLM wiring sites of the deepseek_v4 plugin")
+    sites = {line: table[i + 1 : i + 4] for i, line in enumerate(table) if not line.startswith(" ")}
+    assert sites["speculative.config"][0].split() == [
+        "vLLM:",
+        "vllm.config.speculative.SpeculativeConfig.__post_init__",
+    ]
+    assert sites["speculative.config"][1].split() == [
+        "hook:",
+        "plugin.speculative_config_post_init",
+    ]
+    assert "speculative.forbidden" in sites["speculative.config"][2]
+    # a closure: listed with the reason, no hook
+    assert sites["kv_cache.state_bucket"][1].startswith("    hook:  not hooked: a closure")
 
 
 def test_explain_reports_spec_errors(specs_copy, run_cli, tmp_path):

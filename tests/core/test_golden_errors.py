@@ -433,6 +433,13 @@ specs/deepseek_v41.yaml:@unsupported_compress_ratio_message:@:3: kv_cache.unsupp
 """,
     ),
     (
+        "engine_release_unknown",
+        [("deepseek_v4.yaml", "engine: vllm==0.33.0", "engine: vllm==0.34.1")],
+        """
+specs/deepseek_v4.yaml:@engine: vllm==0.34.1@:1: engine: dsv41gen knows the wiring sites of vllm==0.33.0 only, not 'vllm==0.34.1'; write `engine: vllm==0.33.0` (and check the spec against that release)
+""",
+    ),
+    (
         "model_type_used_twice_in_family",
         [(V41, "\n  model_type: deepseek_v41\n", "\n  model_type: deepseek_v4\n")],
         """
@@ -628,6 +635,7 @@ def test_golden_case_count_and_rules_covered():
         "compress_ratio_message_fields": "compress_ratio_message_unknown_field",
         "hf_config_counts": "stage_count_out_of_range",
         "generated_names": "generated_name_clashes_with_the_language_and_the_generated_modules",
+        "engine_known": "engine_release_unknown",
     }
     ids = {case[0] for case in CASES}
     assert set(iter_rules()) == set(covered), "a new semantic rule needs a golden case here"

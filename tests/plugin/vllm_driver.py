@@ -1,0 +1,213 @@
+"""Drive vLLM 0.33.0's real config classes, in the vLLM venv, and print what they did.
+
+    python vllm_driver.py CASES.json [--plugin]
+
+Runs in a fresh process of the venv that holds vLLM (never in the test process: a plugin, once
+loaded, stays loaded). With ``--plugin`` it first calls vLLM's own ``load_general_plugins()``,
+which finds the generated package through its ``vllm.general_plugins`` entry point. Each case
+builds real ``ModelConfig`` / ``SpeculativeConfig`` / ``VllmConfig`` objects from a local
+``config.json`` and records the outcome: the exception type and message, or the values vLLM
+ended up with. One JSON list goes to stdout. This file imports nothing from dsv41gen or from
+the generated package: what it reports is vLLM's behaviour, plugin or not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import os
+import sys
+
+
+def _error(error: BaseException) -> dict:
+    # pydantic wraps a ValueError raised in __post_init__ in a ValidationError; the message
+    # the user reads is the wrapped error's.
+    message = str(error)
+    errors = getattr(error, "errors", None)
+    if callable(errors):
+        with contextlib.suppress(Exception):
+            inner = [e.get("ctx", {}).get("error") for e in errors()]
+            if inner and all(e is not None for e in inner):
+                message = "; ".join(str(e) for e in inner)
+    return {"outcome": "error", "type": type(error).__name__, "message": message}
+
+
+def _model_config(case: dict):
+    from vllm.config import ModelConfig
+
+    return ModelConfig(
+        model=case["model"],
+        tokenizer=case["model"],
+        skip_tokenizer_init=True,
+        quantization=case.get("target_quantization"),
+    )
+
+
+def _speculative_config(case: dict, target):
+    from vllm.config import ParallelConfig, SpeculativeConfig
+
+    given = {
+        "method": case.get("method"),
+        "model": case.get("draft_model"),
+        "num_speculative_tokens": case.get("num_speculative_tokens"),
+        "quantization": case.get("quantization"),
+        "enable_adaptive_verification": case.get("enable_adaptive_verification"),
+    }
+    # Unset stays unset: vLLM's fields reject an explicit None where they default to one.
+    kwargs = {k: v for k, v in given.items() if v is not None}
+    return SpeculativeConfig(
+        **kwargs, target_model_config=target, target_parallel_config=ParallelConfig()
+    )
+
+
+def _speculative_values(spec) -> dict:
+    draft = spec.draft_model_config
+    values = {"method": spec.method, "num_speculative_tokens": spec.num_speculative_tokens}
+    if draft is not None:
+        hf = draft.hf_config
+        values.update(
+            draft_model_type=hf.model_type,
+            draft_architectures=list(draft.architectures),
+            draft_hf_architectures=list(getattr(hf, "architectures", None) or []),
+            draft_n_predict=getattr(hf, "n_predict", None),
+            draft_quantization=draft.quantization,
+            draft_architecture=draft.architecture,
+        )
+    return values
+
+
+def run_speculative(case: dict) -> dict:
+    target = _model_config(case)
+    spec = _speculative_config(case, target)
+    return {"outcome": "ok", "values": _speculative_values(spec)}
+
+
+def run_vllm_config(case: dict) -> dict:
+    from vllm.config import CompilationConfig, VllmConfig
+
+    os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "1" if case["runner"] == "v2" else "0"
+    target = _model_config(case)
+    compilation = CompilationConfig(cudagraph_mode=case["cudagraph_mode"])
+    config = VllmConfig(model_config=target, compilation_config=compilation)
+    return {
+        "outcome": "ok",
+        "values": {
+            "cudagraph_mode": config.compilation_config.cudagraph_mode.name,
+            "use_v2_model_runner": config.use_v2_model_runner,
+        },
+    }
+
+
+def run_registry(case: dict) -> dict:
+    from vllm import ModelRegistry
+
+    return {
+        "outcome": "ok",
+        "values": {arch: arch in ModelRegistry.get_supported_archs() for arch in case["archs"]},
+    }
+
+
+RUNNERS = {
+    "speculative": run_speculative,
+    "vllm_config": run_vllm_config,
+    "registry": run_registry,
+}
+
+
+def run(case: dict) -> dict:
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return RUNNERS[case["kind"]](case)
+    except Exception as error:  # every outcome is data, compared across runs
+        return _error(error)
+
+
+def pretend_cuda(capability: str) -> None:
+    """Make vLLM's current platform a CUDA one reporting ``capability`` ("9.0"), before
+    anything else of vLLM binds current_platform. vllm.platforms.cuda loads the compiled
+    extension, which needs libcuda; vLLM's Platform base class with the CUDA enum does not."""
+    import vllm.platforms
+    from vllm.platforms.interface import DeviceCapability, Platform, PlatformEnum
+
+    major, minor = (int(part) for part in capability.split("."))
+
+    class PretendCuda(Platform):
+        _enum = PlatformEnum.CUDA
+        device_name = "cuda"
+        device_type = "cuda"
+        dispatch_key = "CUDA"
+
+        @classmethod
+        def get_device_capability(cls, device_id: int = 0) -> DeviceCapability:
+            return DeviceCapability(major, minor)
+
+        @classmethod
+        def get_device_name(cls, device_id: int = 0) -> str:
+            return f"pretend sm{major}{minor}"
+
+        @classmethod
+        def support_static_graph_mode(cls) -> bool:
+            return True  # CUDA graphs, as on the device pretended
+
+    vllm.platforms.current_platform = PretendCuda()
+
+
+def inspect_without_cuda() -> None:
+    """vLLM inspects a lazily registered model class by importing its module in a subprocess.
+    Some model modules (the DSpark drafts) need CUDA extensions to import, so on a CPU the
+    inspection fails and no config naming that architecture can be built. For those only, the
+    registry gets the inspection of a plain text-generation model of that class name. Both the
+    stock and the plugin runs get the same answer; it decides nothing the plugin hooks."""
+    import torch
+    from vllm.model_executor.models import registry
+
+    original = registry._LazyRegisteredModel.inspect_model_cls
+    failed: dict[tuple[str, str], object] = {}
+
+    class _Plain(torch.nn.Module):
+        def __init__(self, *, vllm_config, prefix: str = "") -> None:
+            super().__init__()
+
+        def embed_input_ids(self, input_ids):
+            return input_ids
+
+        def forward(self, input_ids, positions):
+            return input_ids
+
+        def compute_logits(self, hidden_states):
+            return hidden_states
+
+    def inspect(self):
+        key = (self.module_name, self.class_name)
+        if key not in failed:
+            try:
+                return original(self)
+            except Exception:
+                failed[key] = registry._ModelInfo.from_model_cls(
+                    type(self.class_name, (_Plain,), {})
+                )
+        return failed[key]
+
+    registry._LazyRegisteredModel.inspect_model_cls = inspect
+
+
+def main() -> int:
+    logging.disable(logging.WARNING)
+    cases = json.loads(open(sys.argv[1], encoding="utf-8").read())
+    for arg in sys.argv[2:]:
+        if arg.startswith("--cuda="):
+            pretend_cuda(arg.removeprefix("--cuda="))
+    inspect_without_cuda()
+    if "--plugin" in sys.argv[2:]:
+        from vllm.plugins import load_general_plugins
+
+        load_general_plugins()
+    results = [run(case) for case in cases]
+    sys.stdout.write(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
