@@ -260,9 +260,12 @@ def refuse_non_directory(path: Path) -> None:
 def _lock_timeout() -> float:
     raw = os.environ.get(LOCK_TIMEOUT, "")
     try:
-        return float(raw) if raw else DEFAULT_LOCK_TIMEOUT_S
+        seconds = float(raw) if raw else DEFAULT_LOCK_TIMEOUT_S
     except ValueError:
-        raise UsageError(f"{LOCK_TIMEOUT}={raw!r} is not a number of seconds") from None
+        seconds = -1.0
+    if not seconds >= 0:  # also NaN, which would wait forever
+        raise UsageError(f"{LOCK_TIMEOUT}={raw!r} is not a number of seconds (0 or more)")
+    return seconds
 
 
 def _lock(fd: int, mode: int, out_dir: Path, notify: Callable[[str], None]) -> None:
@@ -272,6 +275,15 @@ def _lock(fd: int, mode: int, out_dir: Path, notify: Callable[[str], None]) -> N
         return
     except BlockingIOError:
         pass
+    except OSError as error:
+        if error.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
+            raise
+        # A filesystem without flock (some NFS setups): refusing to build there would be worse
+        # than running unserialized, so say it and go on.
+        notify(
+            f"warning: {out_dir}: cannot be locked ({error.strerror}); concurrent runs are not serialized"
+        )
+        return
     timeout = _lock_timeout()
     notify(
         f"{out_dir}: another dsv41gen process is writing or reading it; waiting up to "

@@ -35,7 +35,7 @@ import pytest
 from corehelpers import SPECS, V4, V41, cli, edit, tree_bytes
 
 from dsv41gen import faults
-from dsv41gen.write import SWAP_MODE, recover, write_package
+from dsv41gen.write import LOCK_TIMEOUT, SWAP_MODE, locked_output, recover, write_package
 
 PKG = "deepseek_v4"
 
@@ -597,3 +597,31 @@ def test_a_reader_never_finds_the_package_missing_while_builds_swap_it(site):
         seen = json.loads(reader.communicate(timeout=30)[0])
     assert seen["missing"] == 0 and seen["other"] == 0, seen
     assert seen["old"] and seen["new"], seen
+
+
+def test_bad_lock_timeout_is_a_usage_error(site, frozen):
+    frozen("build", f"new/specs/{V41}", "--out", "out", at="lock:held")
+    for value in ("soon", "-1", "nan"):
+        result = site.cli("check", f"old/specs/{V41}", "--out", "out", env={LOCK_TIMEOUT: value})
+        assert result.rc == 2, result.output
+        assert result.stderr.splitlines()[-1] == (
+            f"error: {LOCK_TIMEOUT}={value!r} is not a number of seconds (0 or more)"
+        )
+
+
+def test_a_filesystem_without_flock_warns_and_runs_unserialized(site, monkeypatch):
+    import errno
+    import fcntl
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    notes: list[str] = []
+    with locked_output(site.out, write=True, notify=notes.append):
+        write_package(site.out, PKG, site.texts.new)
+    assert notes == [
+        f"warning: {site.out}: cannot be locked (No locks available); concurrent runs are not "
+        "serialized"
+    ]
+    assert site.which() == "new"
