@@ -49,6 +49,7 @@ RULES = {
     "plugin": "plan.plugin: one hook per vLLM wiring site the specs cover, all targets checked before any is patched; a spec without `engine` gets no plugin",
     "tests": "plan.tests: generated tests pin each generated validator on both sides of every boundary",
     "mxfp8": "plan.mxfp8: one Triton module per distinct MX format of the family (exact scale arithmetic, reciprocal scaling)",
+    "markers": "plan.markers: every family package is typed (py.typed, PEP 561) and marked generated for GitHub (.gitattributes: linguist-generated)",
     "rope_kv": "plan.rope_kv: one CUDA family per distinct kernels.rope_kv_insert section; instantiations exactly for the spec's kNumHeadsQPadded set",
 }
 
@@ -67,6 +68,8 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
     spec_plan = speculative.plan_speculative(family, sources)
     plugin_plan = plugin.plan_plugin(family, sources)
     files = [
+        _file(f"{package}/py.typed", "package/py.typed.j2", "markers"),
+        _file(f"{package}/.gitattributes", "package/gitattributes.j2", "markers"),
         _file(
             f"{package}/__init__.py",
             "python/package_init.py.j2",

@@ -1,0 +1,53 @@
+"""A consumer's linters and type checkers accept the generated Python as it is.
+
+The oracles are the real tools, run the way a consumer runs them: ruff with its plain defaults
+(no configuration anywhere), and mypy with its defaults, told only that vLLM and Triton have no
+types here (vLLM is not installed on these machines; Triton ships no py.typed).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+MYPY_INI = """\
+[mypy]
+cache_dir = {cache}
+
+[mypy-vllm,vllm.*,triton,triton.*]
+ignore_missing_imports = True
+"""
+
+
+def test_plain_default_ruff_check_is_clean(reference_build):
+    out = reference_build / "out"
+    result = subprocess.run(
+        [BIN / "ruff", "check", "--isolated", "--no-cache", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.slow
+def test_mypy_is_clean_and_the_package_is_typed(reference_build, tmp_path):
+    pytest.importorskip("mypy", reason="mypy is a test dependency: pip install -e '.[test]'")
+    package = reference_build / "out" / "deepseek_v4"
+    assert (package / "py.typed").is_file()
+    config = tmp_path / "mypy.ini"
+    config.write_text(MYPY_INI.format(cache=tmp_path / "mypy-cache"))
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--config-file", str(config), str(package)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=reference_build / "out",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Success: no issues found" in result.stdout
