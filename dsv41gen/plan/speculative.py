@@ -78,6 +78,8 @@ class MethodPlan:
     label: str
     rules: tuple[TokenRuleGroup, ...]  # one per distinct rule
     every_variant_names_an_architecture: bool
+    # no variant naming one: dispatch has no <method>_draft_architecture site to ask
+    some_variant_names_an_architecture: bool
 
     @property
     def key_py(self) -> PyLiteral:
@@ -111,6 +113,12 @@ class SpeculativePlan:
     @property
     def family_ident(self) -> Identifier:
         return Identifier(self.family)
+
+    @property
+    def warns(self) -> bool:
+        """Some method warns above a token count (num_speculative_tokens.warn_above): only then
+        does the module need `warnings`."""
+        return any(r.warn_above is not None for m in self.methods for r in m.rules)
 
     @property
     def display_names_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
@@ -227,6 +235,9 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
                 labels[-1],
                 rules,
                 all(
+                    v.method(method).draft_architecture for v in family.variants if v.method(method)
+                ),
+                any(
                     v.method(method).draft_architecture for v in family.variants if v.method(method)
                 ),
             )
