@@ -2,6 +2,11 @@
 a successful build or located spec errors (exit 1) -- never an uncaught exception, never a
 partial write.
 
+The campaign (fuzz_campaign.py) judges every outcome in full: built output compiles, passes
+`ruff check` and imports; a rejected build leaves the previous tree untouched. Its quick profile
+runs here by default; the long one (CI: `DSV41GEN_FUZZ_CASES=10000 DSV41GEN_FUZZ_WORKERS=2`)
+through the same test. `DSV41GEN_FUZZ_RECORD=path.json` writes the figures.
+
 Runs in-process through click's CliRunner (an exception escaping the command is kept in
 ``result.exception`` rather than turned into an exit code), with a bounded number of examples
 and a fixed seed so CI is reproducible.
@@ -161,3 +166,27 @@ def test_mutated_real_specs(target, mutations):
             text = _mutate(text, mutation)
         path.write_text(text, encoding="utf-8")
         _run_build(spec_dir, V41)
+
+
+QUICK_CASES = 150
+
+
+def test_fuzz_campaign():
+    """Every case is built or rejected cleanly: no internal error, no unlocated message, no
+    partial tree, no built output that fails to compile, lint or import."""
+    import json
+
+    from fuzz_campaign import run_campaign
+
+    cases = int(os.environ.get("DSV41GEN_FUZZ_CASES", QUICK_CASES))
+    workers = int(os.environ.get("DSV41GEN_FUZZ_WORKERS", "1"))
+    campaign = run_campaign(cases, workers=workers)
+    record = os.environ.get("DSV41GEN_FUZZ_RECORD")
+    if record:
+        Path(record).write_text(json.dumps(campaign.as_json(20261201, workers), indent=2) + "\n")
+    assert sum(campaign.verdicts[v] for v in ("built", "rejected")) == cases
+    assert campaign.verdicts["built"] > 0 and campaign.verdicts["rejected"] > 0
+    assert campaign.import_checked_packages == campaign.distinct_outputs > 0
+    assert not campaign.bugs, "\n".join(
+        f"case {b.index} {b.verdict} {b.mutations}: {b.detail}" for b in campaign.bugs[:20]
+    )
