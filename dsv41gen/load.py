@@ -245,25 +245,34 @@ def read_spec_bytes(path: Path, directory: Path | None = None) -> bytes:
             f"resolves (through a symlink) to {target}, outside the spec directory {directory}; "
             "put the spec itself in the spec directory"
         )
-    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer. O_NOFOLLOW: the
-    # resolved path has no symlink left; one that appears now is refused, not followed.
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(target, flags)
+    # O_NOFOLLOW: the resolved path has no symlink left; one that appears now is refused.
+    data = read_regular_bytes(target, MAX_FILE_BYTES, follow=False)
+    if data is None:
+        raise SpecReadError(f"spec is larger than {MAX_FILE_BYTES} bytes")
+    return data
+
+
+def read_regular_bytes(path: Path, limit: int, follow: bool = True) -> bytes | None:
+    """At most ``limit`` bytes of a regular file; None when it holds more. A FIFO, a device or
+    a directory raises SpecReadError before anything is read (O_NONBLOCK: opening a FIFO for
+    reading would otherwise wait for a writer)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise SpecReadError("is not a regular file (a FIFO, a device or a directory?)")
         chunks, size = [], 0
-        while size <= MAX_FILE_BYTES:
-            chunk = os.read(fd, MAX_FILE_BYTES + 1 - size)
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
             if not chunk:
                 break
             chunks.append(chunk)
             size += len(chunk)
     finally:
         os.close(fd)
-    if size > MAX_FILE_BYTES:
-        raise SpecReadError(f"spec is larger than {MAX_FILE_BYTES} bytes")
-    return b"".join(chunks)
+    return None if size > limit else b"".join(chunks)
 
 
 def load_document(

@@ -63,11 +63,25 @@ def _spec_paths(generated: Path, text: str) -> list[Path]:
     return [(base / name).resolve() for name in specs]
 
 
+# A generated file is a few hundred KiB at most; `why` reads nothing larger, and no FIFO.
+MAX_GENERATED_BYTES = 16 << 20
+
+
 def _read(path: Path) -> str:
+    from .load import SpecReadError, read_regular_bytes
+
     try:
-        return path.read_text(encoding="utf-8")
+        data = read_regular_bytes(path, MAX_GENERATED_BYTES)
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror or error}") from error
+    except SpecReadError as error:
+        raise UsageError(f"cannot read {path}: {error}") from error
+    if data is None:
+        raise UsageError(f"{path} is larger than {MAX_GENERATED_BYTES} bytes: not a generated file")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{path} is not UTF-8 text: not a generated file") from error
 
 
 def _package_dir(generated: Path) -> Path:
@@ -89,10 +103,7 @@ def _package_relative(generated: Path) -> str:
 
 def explain_line(target: str) -> Why:
     generated, number = _parse_target(target)
-    try:
-        text = generated.read_text(encoding="utf-8")
-    except OSError as error:
-        raise UsageError(f"cannot read {generated}: {error.strerror or error}") from error
+    text = _read(generated)
     if read_header(text) is None:
         raise UsageError(f"{generated} is not a dsv41gen-generated file (no header)")
     lines = text.splitlines()

@@ -4,6 +4,7 @@ never an internal error."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 from reviewhelpers import REPO, git, run_cli
@@ -69,3 +70,20 @@ def test_why_past_the_end_of_the_file():
     result = run_cli(REPO, "why", "generated/deepseek_v4/backends.py:999999999")
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("error: generated/deepseek_v4/backends.py has ")
+
+
+def test_why_on_a_fifo_a_device_or_binary_is_a_usage_error(tmp_path):
+    """`why` reads the generated file through the same bounded reader as specs: a FIFO would
+    block it forever, /dev/zero would never end."""
+    import os
+
+    os.mkfifo(tmp_path / "fifo.py")
+    (tmp_path / "binary.py").write_bytes(b"\xff\xfe\x00" * 10)
+    for target, message in (
+        (tmp_path / "fifo.py", "is not a regular file (a FIFO, a device or a directory?)"),
+        (Path("/dev/zero"), "is not a regular file (a FIFO, a device or a directory?)"),
+        (tmp_path / "binary.py", "is not UTF-8 text: not a generated file"),
+    ):
+        result = run_cli(REPO, "why", f"{target}:1")
+        assert result.returncode == 2, result.stderr
+        assert message in result.stderr
