@@ -24,6 +24,7 @@ EXIT_SPEC_ERROR = 1
 EXIT_USAGE = 2
 EXIT_OUT_OF_DATE = 3
 EXIT_CHECKPOINT_INCOMPLETE = 4
+EXIT_DIFFERENCES = 1  # diff --exit-code, as git
 
 # SPEC... defaults to specs/*.yaml, so `dsv41gen check` works as a pre-commit hook.
 _spec_argument = click.argument("specs", nargs=-1, type=click.Path(path_type=Path, dir_okay=False))
@@ -35,6 +36,60 @@ _out_option = click.option(
     type=click.Path(path_type=Path, file_okay=False),
     help="Directory the family packages are written to.",
 )
+
+
+_output_format_option = click.option(
+    "--output-format",
+    "output_format",
+    type=click.Choice(["full", "github"]),
+    default="full",
+    show_default=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _param, value: ctx.meta.__setitem__("dsv41gen.output_format", value),
+    help="How spec errors and out-of-date files are reported; github: as GitHub Actions "
+    "annotations (::error file=...,line=...,col=...::message), as ruff does.",
+)
+
+
+def _github_annotations() -> bool:
+    context = click.get_current_context(silent=True)
+    return context is not None and context.meta.get("dsv41gen.output_format") == "github"
+
+
+def _annotation_property(text: str) -> str:
+    return _annotation_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _annotation_data(text: str) -> str:
+    """GitHub's workflow-command escaping: a message cannot end the command or add another."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_error(
+    message: str,
+    file: str,
+    line: int | None = None,
+    col: int | None = None,
+    title: str | None = None,
+) -> str:
+    """One GitHub Actions error annotation."""
+    props = [f"file={_annotation_property(file)}"]
+    props += [f"line={line}"] if line is not None else []
+    props += [f"col={col}"] if col is not None else []
+    props += [f"title={_annotation_property(title)}"] if title else []
+    return f"::error {','.join(props)}::{_annotation_data(message)}"
+
+
+def _diff_root(out_dir: Path) -> str:
+    """The output directory as diffs name it: relative to the working directory (the
+    repository root, where `git apply` takes the patch), else as given."""
+    relative = (
+        os.path.relpath(out_dir.resolve(), Path.cwd().resolve())
+        if out_dir.is_absolute()
+        else str(out_dir)
+    )
+    return Path(relative).as_posix().rstrip("/")
 
 
 def echo(message: object = "", **kwargs) -> None:
@@ -71,7 +126,22 @@ def _locked(out_dir: Path, *, write: bool):
 
 
 def _report_spec_errors(error: SpecError) -> None:
+    from .errors import printable
+
+    github = _github_annotations()
     for diagnostic in error.diagnostics:
+        if github:
+            where = diagnostic.location
+            echo(
+                github_error(
+                    printable(diagnostic.message),
+                    where.file,
+                    where.line,
+                    where.column,
+                    printable(diagnostic.path) or None,
+                ),
+                err=False,
+            )
         echo(str(diagnostic), err=True)
     count = len(error.diagnostics)
     echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
@@ -116,6 +186,7 @@ def main() -> None:
 @_spec_argument
 @_out_option
 @click.option("--force", is_flag=True, help="Overwrite generated files that were edited by hand.")
+@_output_format_option
 @_guarded
 def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
     """Generate the wiring for SPECS (default: specs/*.yaml) and the rest of their families."""
@@ -163,6 +234,7 @@ def _build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
 @main.command()
 @_spec_argument
 @_out_option
+@_output_format_option
 @_guarded
 def check(specs: tuple[Path, ...], out_dir: Path) -> None:
     """Fail (exit 3) when --out does not match what SPECS (default: specs/*.yaml) generate."""
@@ -179,8 +251,9 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
     problems = 0
     from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
 
+    github = _github_annotations()
     for result in build_texts(specs, out_dir, _warn):
-        comparison = compare(out_dir, result.package, result.files)
+        comparison = compare(out_dir, result.package, result.files, _diff_root(out_dir))
         for label, paths in (
             ("missing", comparison.added),
             (
@@ -201,6 +274,8 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
             ),
         ):
             for rel in paths:
+                if github:
+                    echo(github_error(label, (Path(_diff_root(out_dir)) / rel).as_posix()))
                 echo(f"{out_dir / rel}: {label}", err=True)
                 problems += 1
         for diff in comparison.diffs:
@@ -228,34 +303,50 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
     show_default=True,
     help="Report format for --against (markdown: a PR comment; json: for tools).",
 )
+@click.option(
+    "--exit-code",
+    is_flag=True,
+    help="Exit 1 when there are changes (as `git diff --exit-code`); an unaccepted breaking "
+    "change still exits 5.",
+)
+@_output_format_option
 @_guarded
-def diff(specs: tuple[Path, ...], out_dir: Path, ref: str | None, fmt: str) -> None:
+def diff(
+    specs: tuple[Path, ...], out_dir: Path, ref: str | None, fmt: str, exit_code: bool
+) -> None:
     """Preview what `build` would change; with --against, a semantic review of spec changes.
 
     Without --against: the unified diff of --out against a fresh build. With --against REF:
     every changed spec field classified BREAKING / BEHAVIOUR / COSMETIC, then the generated-code
     diff between REF's specs and the working tree's. Exit 5 when a breaking change is not
-    accepted under `review.accepted_breaking_changes` in the spec.
+    accepted under `review.accepted_breaking_changes` in the spec. The patch without --against
+    names files under --out as seen from here: `git apply` takes it at the repository root.
     """
     specs = specs or _default_specs()
     if ref is not None:
         from .review import run_review
 
-        sys.exit(run_review(specs, ref, fmt, echo))
+        sys.exit(run_review(specs, ref, fmt, echo, exit_code))
     with _locked(out_dir, write=False):
-        _diff(specs, out_dir)
+        changed = _diff(specs, out_dir)
+    if exit_code and changed:
+        sys.exit(EXIT_DIFFERENCES)
 
 
-def _diff(specs: tuple[Path, ...], out_dir: Path) -> None:
+def _diff(specs: tuple[Path, ...], out_dir: Path) -> bool:
+    """Print the patch; True when there is one."""
     from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
     from .write import compare
 
+    changed = False
     for result in build_texts(specs, out_dir, _warn):
-        comparison = compare(out_dir, result.package, result.files)
+        comparison = compare(out_dir, result.package, result.files, _diff_root(out_dir))
         for text in comparison.diffs:
             echo(text, nl=False)
         if comparison.clean:
             echo(f"{out_dir / result.package}: no changes")
+        changed = changed or not comparison.clean
+    return changed
 
 
 def _default_specs() -> tuple[Path, ...]:
@@ -277,6 +368,7 @@ def schema() -> None:
 
 @main.command()
 @_spec_argument
+@_output_format_option
 @_guarded
 def explain(specs: tuple[Path, ...]) -> None:
     """Print each resolved spec with the file:line every value comes from."""

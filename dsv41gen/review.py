@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 from .errors import UsageError
+from .fastpath import MANIFEST
 from .pipeline import load_families
 from .semdiff import (
     BREAKING,
@@ -24,19 +26,29 @@ from .semdiff import (
 from .write import body_of
 
 EXIT_UNWAIVED_BREAKING = 5
+EXIT_CHANGES = 1  # with --exit-code
 
 
-def _variants(spec_paths: list[Path]) -> tuple[dict[str, dict], dict[str, dict[str, str]]]:
-    """Resolved data and waivers of every variant in the families of spec_paths."""
-    data, waivers = {}, {}
+def _variants(
+    spec_paths: list[Path],
+) -> tuple[dict[str, dict], dict[str, dict[str, str]], dict[str, frozenset[str]]]:
+    """Resolved data, waivers and ancestors (by `extends`) of every variant in the families of
+    spec_paths."""
+    data, waivers, ancestors = {}, {}, {}
     for inputs in load_families(spec_paths):
+        name_of = {
+            spec.document.path: v.name for v, spec in zip(inputs.family.variants, inputs.specs)
+        }
         for variant, spec in zip(inputs.family.variants, inputs.specs):
             data[variant.name] = spec.data
             accepted = spec.data.get("review", {}).get("accepted_breaking_changes", [])
             waivers[variant.name] = {
                 item["change"]: " ".join(item["reason"].split()) for item in accepted
             }
-    return data, waivers
+            ancestors[variant.name] = frozenset(
+                name_of[doc.path] for doc in spec.lineage[:-1] if doc.path in name_of
+            )
+    return data, waivers, ancestors
 
 
 def _generated(spec_paths: list[Path], out_dir: Path) -> dict[str, str]:
@@ -49,50 +61,68 @@ def _generated(spec_paths: list[Path], out_dir: Path) -> dict[str, str]:
 
 
 def _generated_diff(before: dict[str, str], after: dict[str, str], out_name: str) -> str:
+    """The diff of the generated bodies. The MANIFEST lists a hash of every file, so every
+    change rewrites it: its churn is summed up in one line at the end instead of leading the
+    diff (build and check still compare it in full)."""
     chunks = []
+    manifests = []
     for rel in sorted(set(before) | set(after)):
         old, new = before.get(rel, ""), after.get(rel, "")
-        if old != new:
-            chunks.append(
-                "".join(
-                    difflib.unified_diff(
-                        old.splitlines(keepends=True),
-                        new.splitlines(keepends=True),
-                        fromfile=f"a/{out_name}/{rel}" if old else "/dev/null",
-                        tofile=f"b/{out_name}/{rel}" if new else "/dev/null",
-                    )
+        if old == new:
+            continue
+        if rel.rsplit("/", 1)[-1] == MANIFEST:
+            manifests.append(rel)
+            continue
+        chunks.append(
+            "".join(
+                difflib.unified_diff(
+                    old.splitlines(keepends=True),
+                    new.splitlines(keepends=True),
+                    fromfile=f"a/{out_name}/{rel}" if old else "/dev/null",
+                    tofile=f"b/{out_name}/{rel}" if new else "/dev/null",
                 )
             )
+        )
+    if chunks and manifests:
+        chunks.append(
+            f"# {', '.join(f'{out_name}/{m}' for m in manifests)}: file hashes updated (not shown)\n"
+        )
     return "".join(chunks)
 
 
-def _inherited_once(changes: list) -> list:
-    """A change a child inherits from its parent is reported once, under the parent that wrote it,
-    with the variants that inherit it named."""
-    first: dict[tuple, object] = {}
-    heirs: dict[tuple, list[str]] = {}
-    for change in changes:
+def _inherited_once(changes: list, ancestors: dict[str, frozenset[str]]) -> list:
+    """A change a child inherits from its parent is reported once, under the ancestor that wrote
+    it, with the variants that inherit it named. Grouping follows `extends`: two siblings that
+    make the same change each report it (neither inherits it from the other)."""
+    first: dict[tuple, list] = {}
+    heirs: dict[int, list[str]] = {}
+    for change in changes:  # parents before children
         key = (
             change.path,
             change.kind,
             json.dumps(change.before, sort_keys=True, default=str),
             json.dumps(change.after, sort_keys=True, default=str),
         )
-        if key in first:
-            heirs[key].append(change.variant)
+        writers = first.setdefault(key, [])
+        origin = next(
+            (w for w in writers if w.variant in ancestors.get(change.variant, frozenset())), None
+        )
+        if origin is not None:
+            heirs[id(origin)].append(change.variant)
         else:
-            first[key] = change
-            heirs[key] = []
+            writers.append(change)
+            heirs[id(change)] = []
     result = []
-    for key, change in first.items():
-        if heirs[key]:
-            change = type(change)(
-                **{
-                    **change.__dict__,
-                    "what": f"{change.what} (inherited by {', '.join(heirs[key])})",
-                }
-            )
-        result.append(change)
+    for writers in first.values():
+        for change in writers:
+            if heirs[id(change)]:
+                change = type(change)(
+                    **{
+                        **change.__dict__,
+                        "what": f"{change.what} (inherited by {', '.join(heirs[id(change)])})",
+                    }
+                )
+            result.append(change)
     return result
 
 
@@ -109,7 +139,7 @@ def semantic_diff(spec_paths: tuple[Path, ...], ref: str) -> SemanticDiff:
                 f"{path} is outside the git repository {repo}; `diff --against` compares the "
                 "specs a repository tracks with their state at a ref"
             )
-    after, waivers = _variants(current_paths)
+    after, waivers, ancestors = _variants(current_paths)
     with tmpdir() as tmp:
         old_root = Path(tmp)
         try:
@@ -118,22 +148,48 @@ def semantic_diff(spec_paths: tuple[Path, ...], ref: str) -> SemanticDiff:
             raise UsageError(f"cannot read specs at {ref!r}: {error}") from error
         old_paths = [old_root / p.relative_to(repo.resolve()) for p in current_paths]
         existing = [p for p in old_paths if p.is_file()]
-        before, _ = _variants(existing) if existing else ({}, {})
+        before, _, _ = _variants(existing) if existing else ({}, {}, {})
         generated_before = _generated(existing, old_root / "generated") if existing else {}
     generated_after = _generated(current_paths, repo / "generated")
     changes = []
     order = list(after) + [name for name in before if name not in after]  # parents first
     for name in order:
         changes += diff_variant(name, before.get(name), after.get(name))
-    changes = apply_waivers(_inherited_once(changes), waivers)
+    changes = apply_waivers(_inherited_once(changes, ancestors), waivers)
     changes = verify_cosmetic(changes, generated_before, generated_after)
     changes.sort(key=lambda c: (SEVERITY_ORDER[c.severity], c.variant, c.path))
     return SemanticDiff(changes, _generated_diff(generated_before, generated_after, "generated"))
 
 
 def _short(value: object) -> str:
-    text = json.dumps(value, sort_keys=True, default=str) if value is not None else "—"
+    # ensure_ascii=False: a reviewer reads "…", not "\\u2026".
+    text = (
+        json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+        if value is not None
+        else "—"
+    )
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+_MARKDOWN_SPECIAL = str.maketrans(
+    {c: "\\" + c for c in "\\`*_[]|~>"} | {"<": "&lt;", "&": "&amp;", "\n": " ", "\r": " "}
+)
+
+
+def md_text(text: str) -> str:
+    """Spec text in a markdown table cell, shown as it is: no markup, no HTML, no cell break."""
+    return text.translate(_MARKDOWN_SPECIAL)
+
+
+def md_code(text: str) -> str:
+    """Spec text as inline code in a table cell. A code span shows its content literally except
+    for `|` (GitHub splits table cells first, so it is escaped) and the backticks that delimit
+    it (the fence is longer than any run of backticks inside)."""
+    text = text.replace("\n", " ").replace("\r", " ").replace("|", "\\|")
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or longest else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def render_text(result: SemanticDiff, ref: str) -> str:
@@ -168,11 +224,19 @@ def render_markdown(result: SemanticDiff, ref: str) -> str:
         ]
         for c in result.changes:
             severity = (
-                f"{c.severity} (accepted: {c.waived_because})" if c.waived_because else c.severity
+                f"{c.severity} (accepted: {md_text(c.waived_because)})"
+                if c.waived_because
+                else c.severity
             )
-            out.append(
-                f"| {severity} | `{c.variant}` | `{c.path}` | {c.what} | `{_short(c.before)}` | `{_short(c.after)}` |"
-            )
+            cells = [
+                severity,
+                md_code(c.variant),
+                md_code(c.path),
+                md_text(c.what),
+                md_code(_short(c.before)),
+                md_code(_short(c.after)),
+            ]
+            out.append("| " + " | ".join(cells) + " |")
     if result.unwaived_breaking:
         out += [
             "",
@@ -214,11 +278,21 @@ def render_json(result: SemanticDiff, ref: str) -> str:
     )
 
 
-def run_review(specs: tuple[Path, ...], ref: str, fmt: str, echo: Callable[..., None]) -> int:
+def run_review(
+    specs: tuple[Path, ...],
+    ref: str,
+    fmt: str,
+    echo: Callable[..., None],
+    exit_code: bool = False,
+) -> int:
+    """The exit status: 5 on an unaccepted breaking change; with exit_code, 1 when anything
+    changed (a spec field or the generated code), as `git diff --exit-code`."""
     result = semantic_diff(specs, ref)
     render = {"text": render_text, "markdown": render_markdown, "json": render_json}[fmt]
     echo(render(result, ref), nl=False)
-    return EXIT_UNWAIVED_BREAKING if result.unwaived_breaking else 0
+    if result.unwaived_breaking:
+        return EXIT_UNWAIVED_BREAKING
+    return EXIT_CHANGES if exit_code and (result.changes or result.generated_diff) else 0
 
 
 __all__ = ["run_review", "semantic_diff", "BREAKING"]

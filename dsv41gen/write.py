@@ -159,15 +159,17 @@ def _generated_files_under(directory: Path) -> list[str]:
     return found
 
 
-def compare(out_dir: Path, package: str, files: dict[str, str]) -> Comparison:
-    """files: path relative to out_dir -> full text (header included)."""
+def compare(out_dir: Path, package: str, files: dict[str, str], diff_root: str = "") -> Comparison:
+    """files: path relative to out_dir -> full text (header included). The diffs name files
+    ``a/<diff_root>/<path>``: with the output directory as seen from the repository root,
+    `git apply` takes them there."""
     refuse_non_directory(out_dir / package)
     result = Comparison()
     for rel, text in sorted(files.items()):
         current = _read(out_dir / rel)
         if current is None:
             result.added.append(rel)
-            result.diffs.append(_diff("", text, rel))
+            result.diffs.append(_diff("", text, rel, diff_root))
             continue
         if current == text:
             continue
@@ -177,7 +179,7 @@ def compare(out_dir: Path, package: str, files: dict[str, str]) -> Comparison:
             result.hand_edited.append(rel)
         else:
             result.changed.append(rel)
-        result.diffs.append(_diff(current, text, rel))
+        result.diffs.append(_diff(current, text, rel, diff_root))
     for rel in _generated_files_under(out_dir / package):
         full = f"{package}/{rel}"
         if full not in files:
@@ -186,17 +188,18 @@ def compare(out_dir: Path, package: str, files: dict[str, str]) -> Comparison:
                 # Removing it would lose the edit as surely as overwriting it: `build` must
                 # refuse without --force here too.
                 result.hand_edited.append(full)
-            result.diffs.append(_diff(_read(out_dir / full) or "", "", full))
+            result.diffs.append(_diff(_read(out_dir / full) or "", "", full, diff_root))
     return result
 
 
-def _diff(old: str, new: str, rel: str) -> str:
+def _diff(old: str, new: str, rel: str, diff_root: str = "") -> str:
+    shown = f"{diff_root}/{rel}" if diff_root else rel
     return "".join(
         difflib.unified_diff(
             old.splitlines(keepends=True),
             new.splitlines(keepends=True),
-            fromfile=f"a/{rel}" if old else "/dev/null",
-            tofile=f"b/{rel}" if new else "/dev/null",
+            fromfile=f"a/{shown}" if old else "/dev/null",
+            tofile=f"b/{shown}" if new else "/dev/null",
         )
     )
 

@@ -149,7 +149,8 @@ def test_check_stale_prints_diff(specs_copy, run_cli, tmp_path):
     )
     assert "hand-edited" not in result.stderr
     diff = result.stdout.splitlines()
-    assert f"--- a/{PKG}/backends.py" in diff and f"+++ b/{PKG}/backends.py" in diff
+    # Paths as seen from where check runs (out/...): `git apply` takes the patch there.
+    assert f"--- a/out/{PKG}/backends.py" in diff and f"+++ b/out/{PKG}/backends.py" in diff
     assert any(line.startswith("+") and "100: [256]" in line for line in diff)
     assert any(line.startswith("-") and "dsv41gen-content:" in line for line in diff)
     assert tree_bytes(tmp_path / "out") == before  # check never writes
@@ -245,7 +246,7 @@ def test_file_no_longer_produced_is_reported_and_removed(specs_copy, run_cli, tm
         f"out/{PKG}/old_module.py: no longer produced by the specs "
         "(run `dsv41gen build` to remove it)"
     ]
-    assert f"--- a/{PKG}/old_module.py" in check.stdout.splitlines()
+    assert f"--- a/out/{PKG}/old_module.py" in check.stdout.splitlines()
     assert "+++ /dev/null" in check.stdout.splitlines()
 
     kept = tree_stats(package)
