@@ -27,24 +27,18 @@ machine, pin ruff and clang-format (to one minor / one major release) in the loc
 from __future__ import annotations
 
 import ctypes
-import fcntl
 import hashlib
 import json
 import os
 import re
-import shutil
 import signal
-import stat
 import subprocess
 import sys
-import tempfile
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from .faults import checkpoint
+from .scratch import scratch_directory
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 DEFAULT_CLANG_FORMAT = _PACKAGE_DIR / "clang-format.yaml"
@@ -212,47 +206,6 @@ def _run(command: list[str], names: dict[str, Path], what: str, step: str) -> No
         raise FormatError(f"{what} could not format the generated code:\n{report}")
 
 
-_SCRATCH_PREFIX = "dsv41gen-format-"
-ORPHAN_AGE_S = 60.0  # older than any format run's window between mkdtemp and its flock
-
-
-@contextmanager
-def _scratch_directory() -> Iterator[Path]:
-    """A temporary directory for one format run, removed on every exit that runs code (normal,
-    exception, SIGINT / SIGTERM / SIGHUP via the CLI's handlers). It is flock'ed while in use:
-    one left by a SIGKILLed build is unlocked, and the next format run removes it."""
-    _remove_orphans()
-    with tempfile.TemporaryDirectory(prefix=_SCRATCH_PREFIX) as tmp:
-        fd = os.open(tmp, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)  # uncontended: nobody else knows the name yet
-            yield Path(tmp)
-        finally:
-            os.close(fd)
-
-
-def _remove_orphans() -> None:
-    """Remove this user's scratch directories that no live process holds (see above); a fresh
-    unlocked one may be a run between its mkdtemp and its flock, so only old ones go."""
-    for path in Path(tempfile.gettempdir()).glob(f"{_SCRATCH_PREFIX}*"):
-        try:
-            info = path.lstat()
-            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
-                continue
-            if time.time() - info.st_mtime < ORPHAN_AGE_S:
-                continue
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            shutil.rmtree(path, ignore_errors=True)
-        except OSError:
-            pass  # in use: a live build holds it
-        finally:
-            os.close(fd)
-
-
 def _staged(sources: dict[str, str], root: Path) -> dict[str, Path]:
     """Write each source under root with its own suffix (the formatters pick the language from
     it) and a short unique name."""
@@ -270,7 +223,7 @@ def format_python(sources: dict[str, str], settings: FormatSettings) -> dict[str
     if not python:
         return {}
     config = ["--config", str(settings.ruff_config)] if settings.ruff_config else ["--isolated"]
-    with _scratch_directory() as tmp:
+    with scratch_directory("format") as tmp:
         names = _staged(python, tmp)
         paths = [str(p) for p in names.values()]
         # Import order is ruff's too (rule I, with the consumer's isort settings), so templates
@@ -294,7 +247,7 @@ def format_cpp(sources: dict[str, str], settings: FormatSettings) -> dict[str, s
     cpp = {k: v for k, v in sources.items() if is_cpp(k)}
     if not cpp:
         return {}
-    with _scratch_directory() as tmp:
+    with scratch_directory("format") as tmp:
         names = _staged(cpp, tmp)
         style = f"--style=file:{settings.clang_format_config}"
         _run(

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import fnmatch
 import subprocess
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -307,8 +306,11 @@ def repo_root(start: Path) -> Path:
     return Path(result.stdout.strip())
 
 
-def tmpdir() -> tempfile.TemporaryDirectory:
-    return tempfile.TemporaryDirectory(prefix="dsv41gen-ref-")
+def tmpdir():
+    """Where a ref's specs are checked out: removed on every exit (see scratch.py)."""
+    from .scratch import scratch_directory
+
+    return scratch_directory("ref")
 
 
 def code_shape(files: dict[str, str]) -> dict[str, str]:

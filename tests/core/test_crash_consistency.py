@@ -625,3 +625,27 @@ def test_a_filesystem_without_flock_warns_and_runs_unserialized(site, monkeypatc
         "serialized"
     ]
     assert site.which() == "new"
+
+
+def test_a_new_scratch_directory_removes_only_unlocked_old_ones_of_its_kind(tmp_path, monkeypatch):
+    """The same sweep serves `diff --against`'s checkout of a ref (dsv41gen-ref-*)."""
+    import fcntl
+
+    from dsv41gen.scratch import scratch_directory
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    names = ("dsv41gen-ref-orphan", "dsv41gen-ref-busy", "dsv41gen-ref-young", "dsv41gen-format-x")
+    for name in names:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "spec.yaml").write_text("")
+    long_ago = time.time() - 600
+    for name in ("dsv41gen-ref-orphan", "dsv41gen-ref-busy", "dsv41gen-format-x"):
+        os.utime(tmp_path / name, (long_ago, long_ago))
+    held = os.open(tmp_path / "dsv41gen-ref-busy", os.O_RDONLY)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        with scratch_directory("ref") as scratch:
+            assert scratch.parent == tmp_path and scratch.name.startswith("dsv41gen-ref-")
+    finally:
+        os.close(held)
+    assert sorted(os.listdir(tmp_path)) == sorted(set(names) - {"dsv41gen-ref-orphan"})
