@@ -560,12 +560,15 @@ from pathlib import Path
 manifest, stop = Path(sys.argv[1]), Path(sys.argv[2])
 known = {Path(p).read_bytes(): name for p, name in zip(sys.argv[3:5], ("old", "new"))}
 seen = {"old": 0, "new": 0, "missing": 0, "other": 0}
+seen[known[manifest.read_bytes()]] += 1  # before any swap: the old tree
 print("ready", flush=True)
-while not stop.exists():
+last = None
+while not (stop.exists() and last == "new"):  # the writer ends on the new tree
     try:
-        seen[known.get(manifest.read_bytes(), "other")] += 1
+        last = known.get(manifest.read_bytes(), "other")
     except FileNotFoundError:
-        seen["missing"] += 1
+        last = "missing"
+    seen[last] += 1
 print(json.dumps(seen), flush=True)
 """
 
@@ -592,6 +595,7 @@ def test_a_reader_never_finds_the_package_missing_while_builds_swap_it(site):
         for _ in range(40):
             write_package(site.out, PKG, site.texts.new)
             write_package(site.out, PKG, site.texts.old)
+        write_package(site.out, PKG, site.texts.new)
     finally:
         stop.touch()
         seen = json.loads(reader.communicate(timeout=30)[0])
