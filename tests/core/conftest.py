@@ -3,11 +3,10 @@ subprocess exactly as a user runs it (``python -m dsv41gen ...``)."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
-from corehelpers import SPECS, V41, CliResult, cli
+from corehelpers import V41, CliResult, cli, copy_specs
 
 
 @pytest.fixture
@@ -22,10 +21,8 @@ def run_cli(tmp_path):
 
 @pytest.fixture
 def specs_copy(tmp_path) -> Path:
-    """tmp_path/specs: a copy of the repository's specs, free to edit."""
-    target = tmp_path / "specs"
-    shutil.copytree(SPECS, target)
-    return target
+    """tmp_path/specs: a copy of the V4 and V4.1 specs, free to edit."""
+    return copy_specs(tmp_path / "specs")
 
 
 @pytest.fixture(scope="session")
@@ -33,7 +30,7 @@ def reference_build(tmp_path_factory) -> Path:
     """One build of the real specs (copied), shared by the tests that only read it.
     Layout: <root>/specs, <root>/out/deepseek_v4/..."""
     root = tmp_path_factory.mktemp("reference")
-    shutil.copytree(SPECS, root / "specs")
+    copy_specs(root / "specs")
     result = cli(["build", f"specs/{V41}", "--out", "out"], root)
     assert result.rc == 0, result.output
     return root

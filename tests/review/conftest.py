@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-from reviewhelpers import REPO, git
+from reviewhelpers import copy_specs, git
 
 
 @pytest.fixture
 def spec_repo(tmp_path):
     """A git repository with specs/ committed as `base`; edit the specs, then diff against it."""
     root = tmp_path / "repo"
-    shutil.copytree(REPO / "specs", root / "specs")
+    copy_specs(root / "specs")
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "specs")
     git(root, "commit", "-q", "-m", "base")

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from reviewhelpers import REPO, git, run_cli
+from reviewhelpers import REPO, copy_specs, git, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -32,7 +32,7 @@ def hook_source(tmp_path_factory):
 @pytest.fixture
 def consumer(tmp_path):
     root = tmp_path / "consumer"
-    shutil.copytree(REPO / "specs", root / "specs")
+    copy_specs(root / "specs")
     result = run_cli(root, "build")
     assert result.returncode == 0, result.stderr
     git(root, "init", "-q", "-b", "main")

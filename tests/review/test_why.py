@@ -6,15 +6,14 @@ import re
 from pathlib import Path
 
 import pytest
-from reviewhelpers import REPO, run_cli
+from reviewhelpers import copy_specs, run_cli
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("why")
-    import shutil
 
-    shutil.copytree(REPO / "specs", root / "specs")
+    copy_specs(root / "specs")
     result = run_cli(root, "build", "specs/deepseek_v41.yaml")
     assert result.returncode == 0, result.stderr
     return root

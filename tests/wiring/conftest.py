@@ -9,26 +9,19 @@ import sys
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-SPECS = REPO / "specs"
+from wiringhelpers import copy_specs
 
 
 @pytest.fixture(scope="session")
 def wiring():
     """The deepseek_v4 family package built from the real specs into a temporary directory
     (not the committed tree, so these tests hold even while generated/ is being rebuilt)."""
-    out = Path(__import__("tempfile").mkdtemp(prefix="dsv41gen-wiring-"))
+    scratch = Path(__import__("tempfile").mkdtemp(prefix="dsv41gen-wiring-"))
+    specs = copy_specs(scratch / "specs")
+    out = scratch / "out"
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dsv41gen",
-            "build",
-            str(SPECS / "deepseek_v41.yaml"),
-            "--out",
-            str(out),
-        ],
+        [sys.executable, "-m", "dsv41gen", "build", str(specs / "deepseek_v41.yaml")]
+        + ["--out", str(out)],
         check=True,
         capture_output=True,
     )
@@ -52,12 +45,10 @@ def wiring():
         sys.path.remove(str(out))
         for name in [m for m in sys.modules if m == "deepseek_v4" or m.startswith("deepseek_v4.")]:
             del sys.modules[name]
-        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @pytest.fixture
 def spec_dir(tmp_path):
-    """A writable copy of specs/."""
-    target = tmp_path / "specs"
-    shutil.copytree(SPECS, target)
-    return target
+    """A writable copy of the V4 and V4.1 specs."""
+    return copy_specs(tmp_path / "specs")
