@@ -69,3 +69,30 @@ def test_hook_passes_on_a_fresh_build_and_fails_on_a_stale_one(hook_source, cons
     assert stale.returncode == 1, stale.stdout + stale.stderr
     assert "Failed" in stale.stdout
     assert "stale" in stale.stdout
+
+
+def test_fixer_hook_regenerates_and_the_next_run_passes(hook_source, consumer, tmp_path):
+    env_home = tmp_path / "pre-commit-home"
+
+    def run(hook: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "pre_commit", "try-repo", str(hook_source), hook, "--all-files"],
+            cwd=consumer,
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**__import__("os").environ, "PRE_COMMIT_HOME": str(env_home)},
+        )
+
+    spec = consumer / "specs" / "deepseek_v41.yaml"
+    spec.write_text(spec.read_text().replace("        sm90: [64]\n", "        sm90: [32]\n"))
+    fixed = run("dsv41gen-build")
+    # pre-commit's own verdict on a fixer: it changed files, so the commit stops.
+    assert fixed.returncode == 1, fixed.stdout + fixed.stderr
+    assert "files were modified by this hook" in fixed.stdout
+    assert "{90: [32]}" in (consumer / "generated" / "deepseek_v4" / "backends.py").read_text()
+    git(consumer, "add", "-A")
+    again = run("dsv41gen-build")
+    assert again.returncode == 0, again.stdout + again.stderr
+    check = run("dsv41gen-check")
+    assert check.returncode == 0, check.stdout + check.stderr

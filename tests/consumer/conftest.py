@@ -1,0 +1,1 @@
+"""Tests of dsv41gen as a consumer's repository uses it: CI workflow, editors."""
