@@ -11,8 +11,8 @@ How a template author passes a value (planner side, then template side):
 =======================  ===================================================================
 what is printed          build it in the planner as
 =======================  ===================================================================
-a Python/C++ name        ``Identifier("DeepseekV41IndexerBackend")`` (ASCII, no keyword of
-                         either language; a bad name raises)
+a Python name            ``Identifier("DeepseekV41IndexerBackend")`` (ASCII, not a keyword;
+                         a bad name raises); ``CppIdentifier`` where it stands bare in C++
 a dotted module path     ``DottedPath("vllm.models.deepseek_v4")``
 a TOML string            ``TomlString("vllm==0.33.0")`` (pyproject.toml values)
 a Python value           ``PyLiteral(("a", 1, None))``: None, bool, int, finite float, str,
@@ -84,17 +84,17 @@ class Code:
 
 
 def identifier_problem(name: object) -> str | None:
-    """Why ``name`` cannot be an identifier of generated Python and C++ code, or None."""
+    """Why ``name`` cannot be a Python identifier of generated code, or None."""
     if not isinstance(name, str) or not _ASCII_IDENTIFIER.fullmatch(name):
         return "is not an ASCII identifier ([A-Za-z_][A-Za-z0-9_]*)"
-    if keyword.iskeyword(name) or name in CPP_KEYWORDS:
-        return "is a Python or C++ keyword"
+    if keyword.iskeyword(name):
+        return "is a Python keyword"
     return None
 
 
 @dataclass(frozen=True)
 class Identifier(Code):
-    """A name valid in generated Python and C++ alike."""
+    """A Python name (ASCII, not a keyword); safe in any context, comments and strings too."""
 
     name: str
 
@@ -106,6 +106,16 @@ class Identifier(Code):
     @property
     def text(self) -> str:
         return self.name
+
+
+@dataclass(frozen=True)
+class CppIdentifier(Identifier):
+    """A name that stands bare in generated C++: not a C++ keyword either."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.name in CPP_KEYWORDS:
+            raise CodegenValueError(f"{self.name!r} is a C++ keyword")
 
 
 @dataclass(frozen=True)

@@ -1016,16 +1016,10 @@ def generated_module_names() -> tuple[frozenset[str], dict[str, frozenset[str]]]
 
 
 def _name_clash(name: str, *, module_names: frozenset[str] = frozenset()) -> str | None:
-    """Why ``name`` cannot be a generated identifier, or None."""
+    """Why ``name`` cannot be a generated identifier, or None (keywords: see
+    _names_are_not_keywords, which covers every name field)."""
     import builtins
-    import keyword
 
-    from .codegen_values import CPP_KEYWORDS
-
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
-        return f"{name!r} is a Python keyword"
-    if name in CPP_KEYWORDS:
-        return f"{name!r} is a C++ keyword"
     if hasattr(builtins, name):
         return f"{name!r} is a Python builtin"
     if name in module_names:
@@ -1099,3 +1093,64 @@ def _generated_names(spec: ResolvedSpec, report: Report) -> None:
             report(
                 ("kv_cache", "spec_types", key), problem + " (it names a generated class)" + _RENAME
             )
+
+
+# Schema patterns whose values become Python names (each dot-separated part, for a path).
+_NAME_PATTERNS = (
+    "^[A-Za-z_][A-Za-z0-9_]*",
+    "^[a-z][a-z0-9_]*",
+    "^[A-Z][A-Z0-9_]*",
+    "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*",
+)
+
+
+def _is_name_pattern(node: object) -> bool:
+    return isinstance(node, dict) and str(node.get("pattern", "")).split("$")[0] in _NAME_PATTERNS
+
+
+def _keyword_parts(text: object) -> list[str]:
+    import keyword
+
+    if not isinstance(text, str):
+        return []
+    return [part for part in text.split(".") if keyword.iskeyword(part)]
+
+
+@rule
+def _names_are_not_keywords(spec: ResolvedSpec, report: Report) -> None:
+    """A field the schema calls an identifier (or a dotted path of them) becomes a Python name
+    somewhere in the generated code, where a keyword cannot stand."""
+    root = schema()
+
+    def walk(node: object, value: object, path: Path_) -> None:
+        if not isinstance(node, dict):
+            return
+        if "$ref" in node:
+            walk(root.get("$defs", {}).get(node["$ref"].split("/")[-1], {}), value, path)
+        for combinator in ("anyOf", "oneOf", "allOf"):
+            for sub in node.get(combinator, []):
+                walk(sub, value, path)
+        if _is_name_pattern(node):
+            for part in _keyword_parts(value):
+                report(path, f"{part!r} is a Python keyword, which cannot be a generated name")
+        if isinstance(value, dict):
+            keys = node.get("propertyNames")
+            if _is_name_pattern(keys):
+                for key in value:
+                    for part in _keyword_parts(key):
+                        report(
+                            path + (key,),
+                            f"{part!r} is a Python keyword, which cannot be a generated name",
+                        )
+            properties = node.get("properties", {})
+            extra = node.get("additionalProperties")
+            for key, sub in value.items():
+                if key in properties:
+                    walk(properties[key], sub, path + (key,))
+                elif isinstance(extra, dict):
+                    walk(extra, sub, path + (key,))
+        elif isinstance(value, list) and isinstance(node.get("items"), dict):
+            for i, item in enumerate(value):
+                walk(node["items"], item, path + (i,))
+
+    walk(root, spec.data, ())

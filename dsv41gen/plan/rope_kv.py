@@ -27,6 +27,7 @@ from dsv41gen.codegen_values import (
     Comment,
     CppCode,
     CppFloat,
+    CppIdentifier,
     DocText,
     Identifier,
     PyCode,
@@ -134,23 +135,23 @@ class ScalarPlan:
 
     @property
     def enumerator_id(self) -> Identifier:
-        return Identifier(self.enumerator)
+        return CppIdentifier(self.enumerator)
 
     @property
     def cpp_type_id(self) -> Identifier:
-        return Identifier(self.cpp_type)
+        return CppIdentifier(self.cpp_type)
 
     @property
     def pair_type_id(self) -> Identifier:
-        return Identifier(self.pair_type)
+        return CppIdentifier(self.pair_type)
 
     @property
     def to_float2_id(self) -> Identifier:
-        return Identifier(self.to_float2)
+        return CppIdentifier(self.to_float2)
 
     @property
     def from_float2_id(self) -> Identifier:
-        return Identifier(self.from_float2)
+        return CppIdentifier(self.from_float2)
 
     @property
     def name_comment(self) -> Comment:
@@ -192,7 +193,7 @@ class CachePlan:
 
     @property
     def enumerator_id(self) -> Identifier:
-        return Identifier(self.enumerator)
+        return CppIdentifier(self.enumerator)
 
     @property
     def select_code(self) -> CppCode:
@@ -369,7 +370,7 @@ class RopeKvPlan:
 
     @property
     def ns(self) -> Identifier:
-        return Identifier(self.namespace)
+        return CppIdentifier(self.namespace)
 
     @property
     def variant_id(self) -> Identifier:

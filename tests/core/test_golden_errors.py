@@ -597,6 +597,21 @@ specs/deepseek_v4.yaml:@  name: json@:3: variant.name: 'json' is a Python standa
 specs/deepseek_v4.yaml:@    Callable: {}@:5: kv_cache.spec_types.Callable: 'Callable' is already a name of the generated module (it names a generated class); choose another name
 """,
     ),
+    (
+        "name_fields_are_not_python_keywords",
+        [
+            (V41, "  name: deepseek_v41\n", "  name: class\n"),
+            (
+                V4,
+                "parent_module: vllm.v1.attention.backends.mla.indexer",
+                "parent_module: vllm.v1.import.indexer",
+            ),
+        ],
+        """
+specs/deepseek_v4.yaml:@parent_module: vllm.v1.import.indexer@:5: attention_backends.DeepseekV4IndexerBackend.parent_module: 'import' is a Python keyword, which cannot be a generated name
+specs/deepseek_v41.yaml:@  name: class@:3: variant.name: 'class' is a Python keyword, which cannot be a generated name
+""",
+    ),
 ]
 
 
@@ -635,6 +650,7 @@ def test_golden_case_count_and_rules_covered():
         "compress_ratio_message_fields": "compress_ratio_message_unknown_field",
         "hf_config_counts": "stage_count_out_of_range",
         "generated_names": "generated_name_clashes_with_the_language_and_the_generated_modules",
+        "names_are_not_keywords": "name_fields_are_not_python_keywords",
         "engine_known": "engine_release_unknown",
     }
     ids = {case[0] for case in CASES}

@@ -21,6 +21,7 @@ from dsv41gen.codegen_values import (
     CodegenValueError,
     Comment,
     CppFloat,
+    CppIdentifier,
     CppInt,
     CppString,
     DocText,
@@ -166,12 +167,19 @@ def test_terminal_text_has_no_control_characters(text):
         assert line.isprintable()
 
 
-@pytest.mark.parametrize("bad", ["", "1x", "a-b", "class", "for", "namespace", "ñ", "a\n"])
+@pytest.mark.parametrize("bad", ["", "1x", "a-b", "class", "for", "None", "ñ", "a\n"])
 def test_identifier_rejects_what_is_not_a_plain_name(bad):
     with pytest.raises(CodegenValueError):
         Identifier(bad)
     with pytest.raises(CodegenValueError):
         DottedPath(f"ok.{bad}")
+
+
+@pytest.mark.parametrize("name", ["namespace", "int", "delete", "template"])
+def test_cpp_identifier_also_rejects_cpp_keywords(name):
+    assert Identifier(name).text == name
+    with pytest.raises(CodegenValueError):
+        CppIdentifier(name)
 
 
 def test_cpp_numbers_are_range_checked_and_exact():
