@@ -1,7 +1,10 @@
 """Generated tests: pin each generated validator on both sides of every boundary.
 
 Expected values come from the resolved spec (through the typed model), in the style of seed
-004's reject/allow matrices. They check that the generated code does what the spec says; the
+004's reject/allow matrices, by a path of their own: what a value inherits, which methods a
+variant's lineage knows, which KV types are state-like are worked out here, never by calling the
+planner code that emits the validators, so a planner bug makes the generated tests fail
+(tests/wiring/test_planted_planner_bugs.py). They check that the generated code does what the spec says; the
 hand-written tests under tests/ check the specs against the reference facts.
 """
 
@@ -17,7 +20,7 @@ from ..model import (
     Family,
     StateLike,
 )
-from .backends import BackendsPlan, effective_field
+from .backends import BackendsPlan
 from .checkpoint import CheckpointPlan
 from .dispatch import Site
 from .kv_cache import KvPlan
@@ -43,11 +46,21 @@ class BackendTests:
     sparse_cases: tuple[tuple[str, int | None, list[int]], ...]
 
 
+def _inherited(key: str, field: str, by_key: dict[str, AttentionBackend]):
+    """The backend's own ``field``, else its nearest family ancestor's: worked out here from the
+    typed model, not by the planner's code, so a planner bug cannot hide in both."""
+    while key in by_key:
+        if getattr(by_key[key], field) is not None:
+            return getattr(by_key[key], field)
+        key = by_key[key].parent
+    return None
+
+
 def _sizes_on(
     backend: AttentionBackend, by_key: dict[str, AttentionBackend], family: int | None
 ) -> list[int]:
     """The block sizes a device of ``family`` gets, following inheritance as the classes do."""
-    sizes = effective_field(backend.key, "kernel_block_sizes", by_key)
+    sizes = _inherited(backend.key, "kernel_block_sizes", by_key)
     for fam, values in sizes.by_family:
         if family is not None and int(fam.value[2:]) == family:
             return list(values)
@@ -83,10 +96,10 @@ def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
         overrides=tuple(overrides),
         rocm_classes=tuple(c.class_name for c in plan.classes if c.rocm_query_lens_mismatch),
         layouts=tuple(
-            (key, effective_field(key, "supported_kv_cache_layouts", by_key))
+            (key, _inherited(key, "supported_kv_cache_layouts", by_key))
             for key, b in by_key.items()
             if b.kind is not BackendKind.SPARSE_MLA
-            and effective_field(key, "supported_kv_cache_layouts", by_key)
+            and _inherited(key, "supported_kv_cache_layouts", by_key)
         ),
         sparse_cases=tuple(sparse),
     )
