@@ -359,11 +359,32 @@ def _default_specs() -> tuple[Path, ...]:
 
 
 @main.command()
-def schema() -> None:
+@click.option(
+    "--child",
+    is_flag=True,
+    help="The child-spec schema (for specs with `extends`): nothing required, any key may be "
+    "`!delete`.",
+)
+@click.option(
+    "--write",
+    "write_to",
+    metavar="FILE",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the schema to FILE (parent directories are made) instead of printing it, so a "
+    "spec's `# yaml-language-server: $schema=...` line can point at it from any repository.",
+)
+@_guarded
+def schema(child: bool, write_to: Path | None) -> None:
     """Print the JSON Schema (draft 2020-12) of the spec language."""
-    from .validate import SCHEMA_PATH
+    from .schemas import schema_text
 
-    echo(SCHEMA_PATH.read_text(encoding="utf-8"), nl=False)
+    text = schema_text(child)
+    if write_to is None:
+        echo(text, nl=False)
+        return
+    write_to.parent.mkdir(parents=True, exist_ok=True)
+    write_to.write_text(text, encoding="utf-8")
+    echo(f"{write_to}: written ({'child' if child else 'full'} spec schema)")
 
 
 @main.command()
