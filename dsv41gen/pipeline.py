@@ -103,6 +103,36 @@ def _family_checks(
             archs.check(arch.name, arch, spec, diagnostics)
         for backend in variant.backends:
             backends.check(backend.key, backend, spec, diagnostics)
+    _family_backend_names(members, variants, diagnostics)
+
+
+def _family_backend_names(
+    members: list[ResolvedSpec], variants: list[Variant], diagnostics: Diagnostics
+) -> None:
+    """backends.py is one module per family: a class name may not be an engine class another
+    variant's backend imports under its own name, and a get_name() value (case-insensitively:
+    a sparse backend's function is named after it in lower case) names one backend."""
+    engine_parents = {
+        b.parent for v in variants for b in v.backends if b.parent and b.parent_module is not None
+    }
+    names: dict[str, str] = {}
+    for spec, variant in zip(members, variants):
+        for backend in variant.backends:
+            if backend.key in engine_parents:
+                diagnostics.add(
+                    spec.where(("attention_backends", backend.key)),
+                    f"attention_backends.{backend.key}",
+                    f"{backend.key!r} is the engine class another backend of the family "
+                    "subclasses (imported under that name); choose another class name",
+                )
+            owner = names.setdefault(backend.name.casefold(), backend.key)
+            if owner != backend.key:
+                diagnostics.add(
+                    spec.where(("attention_backends", backend.key, "name")),
+                    f"attention_backends.{backend.key}.name",
+                    f"{backend.name!r} is already the name of {owner} in this family (names "
+                    "are compared ignoring case); each backend registers under its own name",
+                )
 
 
 def _family_root(path: Path, resolver: Resolver) -> Path | None:

@@ -131,3 +131,39 @@ def test_child_inheriting_architectures_builds_ruff_clean_code_that_passes_its_t
         text=True,
     )
     assert run.returncode == 0, run.stdout[-3000:]
+
+
+# Names the family's backends.py defines once, across variants: a child's class or get_name()
+# that another variant already uses would define one name twice (or shadow an import).
+FAMILY_BACKEND_CLASHES = [
+    (
+        # a child class named like the engine class the root's backend subclasses: the engine
+        # import disappears and the root's backend subclasses the child's class (was exit 70)
+        "  DeepseekV41RocmMxfp4IndexerBackend:\n",
+        "  DeepseekV32IndexerBackend:\n",
+        "attention_backends.DeepseekV32IndexerBackend: 'DeepseekV32IndexerBackend' is the "
+        "engine class",
+    ),
+    (
+        # a child sparse backend registered under the root's name: two functions of one name
+        # and a duplicate dict key in backends.py (was exit 0, F811/F601, the root's sizes lost)
+        "  FLASHMLA_MEGA_ATTN_DSV41:\n    name: FLASHMLA_MEGA_ATTN_DSV41\n",
+        "  FLASHMLA_MEGA_ATTN_DSV41:\n    name: FLASHMLA_SPARSE_DSV4\n",
+        "attention_backends.FLASHMLA_MEGA_ATTN_DSV41.name: 'FLASHMLA_SPARSE_DSV4' is already "
+        "the name of FLASHMLA_SPARSE_DSV4",
+    ),
+    (
+        # two indexer classes answering one get_name(): the engine can select only one of them
+        "    name: DEEPSEEK_V41_ROCM_MXFP4_INDEXER\n",
+        "    name: DEEPSEEK_V4_INDEXER\n",
+        "'DEEPSEEK_V4_INDEXER' is already the name of DeepseekV4IndexerBackend",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "message"), FAMILY_BACKEND_CLASHES)
+def test_backend_names_clashing_across_the_family_are_located_errors(specs, old, new, message):
+    edit(specs / V41, old, new)
+    result = cli("build", f"specs/{V41}", "--out", "out", cwd=specs.parent)
+    assert_clean_rejection(result, message, f"{V41}:")
+    assert not (specs.parent / "out").exists()
