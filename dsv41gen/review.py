@@ -12,8 +12,10 @@ from .errors import UsageError
 from .fastpath import MANIFEST
 from .pipeline import load_families
 from .semdiff import (
+    BEHAVIOUR,
     BREAKING,
     SEVERITY_ORDER,
+    Change,
     GitError,
     SemanticDiff,
     apply_waivers,
@@ -49,6 +51,51 @@ def _variants(
                 name_of[doc.path] for doc in spec.lineage[:-1] if doc.path in name_of
             )
     return data, waivers, ancestors
+
+
+def _behaviours(spec_paths: list[Path]) -> dict[str, dict]:
+    """variant -> what its generated code answers (plan.behaviour)."""
+    from .plan.behaviour import variant_behaviour
+    from .plan.sources import SourceMap
+
+    found: dict[str, dict] = {}
+    for inputs in load_families(spec_paths):
+        family = inputs.family
+        sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
+        found.update(variant_behaviour(family, sources))
+    return found
+
+
+def _caused_elsewhere(
+    changes: list,
+    before: dict[str, dict],
+    after: dict[str, dict],
+    ancestors: dict[str, frozenset[str]],
+) -> list[Change]:
+    """A variant whose own resolved spec and whose ancestors' did not change, but whose
+    generated behaviour did: a sibling (or the generator) changed it. Reported under that
+    variant, per section. (What an ancestor's change does to it is the ancestor's change.)"""
+    spec_changed = {c.variant for c in changes}
+    found = []
+    for name in after:
+        if name not in before or name in spec_changed or ancestors.get(name, set()) & spec_changed:
+            continue
+        for section in sorted(set(before[name]) | set(after[name])):
+            old, new = before[name].get(section), after[name].get(section)
+            if old != new:
+                found.append(
+                    Change(
+                        name,
+                        f"generated.{section}",
+                        "changed",
+                        old,
+                        new,
+                        BEHAVIOUR,
+                        f"{section} behaviour changed although this variant's resolved spec did "
+                        "not: another variant of the family (or the generator) changed it",
+                    )
+                )
+    return found
 
 
 def _generated(spec_paths: list[Path], out_dir: Path) -> dict[str, str]:
@@ -150,11 +197,13 @@ def semantic_diff(spec_paths: tuple[Path, ...], ref: str) -> SemanticDiff:
         existing = [p for p in old_paths if p.is_file()]
         before, _, _ = _variants(existing) if existing else ({}, {}, {})
         generated_before = _generated(existing, old_root / "generated") if existing else {}
+        behaviour_before = _behaviours(existing) if existing else {}
     generated_after = _generated(current_paths, repo / "generated")
     changes = []
     order = list(after) + [name for name in before if name not in after]  # parents first
     for name in order:
         changes += diff_variant(name, before.get(name), after.get(name))
+    changes += _caused_elsewhere(changes, behaviour_before, _behaviours(current_paths), ancestors)
     changes = apply_waivers(_inherited_once(changes, ancestors), waivers)
     changes = verify_cosmetic(changes, generated_before, generated_after)
     changes.sort(key=lambda c: (SEVERITY_ORDER[c.severity], c.variant, c.path))

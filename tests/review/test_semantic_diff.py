@@ -250,3 +250,67 @@ def test_unknown_ref_is_a_usage_error(spec_repo):
     result = run_cli(spec_repo, "diff", "--against", "no-such-ref")
     assert result.returncode == 2
     assert "cannot read specs at 'no-such-ref'" in result.stderr
+
+
+SIBLING = """\
+spec_version: 1
+extends: deepseek_v4.yaml
+variant:
+  name: sibling
+  display_name: Sibling
+  model_type: sibling
+architectures:
+  SiblingForCausalLM:
+    registry: text_generation
+    module: vllm.models.sibling
+    class: SiblingForCausalLM
+speculative:
+  methods:
+    eagle3:
+      label: EAGLE-3
+      weights: dspark
+      draft_model_type: sibling_eagle3
+      tokens_per_round: {sources: [num_nextn_predict_layers]}
+      num_speculative_tokens: {default: tokens_per_round, divisibility: none}
+kv_cache:
+  spec_types:
+    SlidingWindowSpec: {state_like: never}
+runner:
+  forbidden_modes:
+    sibling_full:
+      architectures: [ARCHITECTURES]
+      model_runner: v1
+      cudagraph_modes: [FULL]
+      message: "{display_name} needs Model Runner V2 for FULL CUDA graphs."
+"""
+
+
+def _sibling_changes(spec_repo, architectures: str) -> list[dict]:
+    (spec_repo / "specs" / "sibling.yaml").write_text(
+        SIBLING.replace("ARCHITECTURES", architectures), encoding="utf-8"
+    )
+    _, report = review(spec_repo)
+    return report["changes"]
+
+
+def test_a_sibling_that_keeps_to_itself_changes_no_existing_variant(spec_repo):
+    """A new method, a state_like change and a runner guard of its own architecture: the
+    existing variants' generated behaviour is what it was, and the report says only 'added'."""
+    changes = _sibling_changes(spec_repo, "SiblingForCausalLM")
+    assert [(c["variant"], c["path"], c["kind"]) for c in changes] == [
+        ("sibling", "variant", "added")
+    ]
+
+
+def test_a_sibling_that_changes_an_existing_variant_is_reported_under_it(spec_repo):
+    """A guard on V4's own architecture, written in a sibling, changes what V4's generated
+    runner check does: reported as V4's behaviour change, not hidden as 'variant added'."""
+    changes = _sibling_changes(spec_repo, "DeepseekV4ForCausalLM")
+    got = {(c["variant"], c["path"], c["kind"]): c["severity"] for c in changes}
+    assert got == {
+        ("sibling", "variant", "added"): "BEHAVIOUR",
+        ("deepseek_v4", "generated.runner", "changed"): "BEHAVIOUR",
+    }
+    [v4] = [c for c in changes if c["variant"] == "deepseek_v4"]
+    assert "Sibling needs Model Runner V2 for FULL CUDA graphs." in str(v4["after"])
+    assert "another variant of the family" in v4["what"]
