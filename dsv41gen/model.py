@@ -341,6 +341,21 @@ class BackendKind(enum.Enum):
     SPARSE_MLA = "sparse_mla"
 
 
+class BackendPlatform(enum.Enum):
+    """Where vLLM runs a backend: a ROCm backend is selected only on ROCm."""
+
+    CUDA = "cuda"
+    ROCM = "rocm"
+
+
+@dataclass(frozen=True)
+class EngineClass:
+    """A class of the engine, named by module and class (a metadata builder)."""
+
+    module: str
+    class_name: str
+
+
 @dataclass(frozen=True)
 class AttentionBackend:
     key: str  # spec key: the class name for indexer backends
@@ -351,11 +366,14 @@ class AttentionBackend:
     kernel_block_sizes: KernelBlockSizes | None  # None: inherited
     supports_device_cpu_query_lens_mismatch_on_rocm: bool | None
     supported_kv_cache_layouts: tuple[str, ...] | None
+    metadata_builder: EngineClass | None  # None: inherited from the parent
+    platform: BackendPlatform
 
     @staticmethod
     def parse(key: str, d: dict) -> AttentionBackend:
         sizes = d.get("kernel_block_sizes")
         layouts = d.get("supported_kv_cache_layouts")
+        builder = d.get("metadata_builder")
         return AttentionBackend(
             key=key,
             name=d["name"],
@@ -367,6 +385,10 @@ class AttentionBackend:
                 "supports_device_cpu_query_lens_mismatch_on_rocm"
             ),
             supported_kv_cache_layouts=tuple(layouts) if layouts is not None else None,
+            metadata_builder=EngineClass(builder["module"], builder["class"])
+            if builder is not None
+            else None,
+            platform=BackendPlatform(d.get("platform", "cuda")),
         )
 
 

@@ -400,6 +400,11 @@ def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
         parent = body.get("parent")
         here = ("attention_backends", backend)
         if body.get("kind", "indexer") == "sparse_mla":
+            if "metadata_builder" in body:
+                report(
+                    here + ("metadata_builder",),
+                    "a sparse_mla entry records a name and block sizes only; remove `metadata_builder`",
+                )
             if parent is not None:
                 report(
                     here + ("parent",),

@@ -38,7 +38,7 @@ class FamilyPlan:
 
 
 RULES = {
-    "registry": "plan.registry: one entry per architecture, in the registry table its spec names; register() covers the target tables",
+    "registry": "plan.registry: one entry per architecture, in the registry table its spec names; register() registers every table, drafts included",
     "binding": "plan.binding: vLLM's real classes when importable, stand-ins otherwise, chosen in this one module",
     "backends": "plan.backends: a backend subclasses its parent and overrides only what its spec changes; capability families equal to the default fold into it",
     "dispatch": "plan.dispatch: variants grouped by their resolved answer per site; alike answers merge into one membership test, different answers fork",

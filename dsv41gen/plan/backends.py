@@ -48,6 +48,8 @@ class BackendClassPlan:
     rocm_query_lens_mismatch: str | None  # source ref when overridden
     kv_cache_layouts: tuple[str, ...] | None
     kv_cache_layouts_source: str | None
+    builder: str | None  # the engine builder class get_builder_cls() returns, when overridden
+    builder_source: str | None
     inherited: tuple[str, ...]  # what the class takes from its parent, for the docstring
 
     @property
@@ -71,6 +73,10 @@ class BackendClassPlan:
         return PyLiteral(self.name)
 
     @property
+    def builder_ident(self) -> Identifier | None:
+        return Identifier(self.builder) if self.builder else None
+
+    @property
     def kv_cache_layouts_py(self) -> PyCode:
         """The tuple of KVCacheLayout members, as Python source."""
         members = [
@@ -86,6 +92,12 @@ class SparseMlaPlan:
     name: str
     variant: str
     block_sizes: BlockSizesPlan
+    platform: str
+    platform_source: Comment
+
+    @property
+    def platform_py(self) -> PyLiteral:
+        return PyLiteral(self.platform)
 
     @property
     def name_py(self) -> PyLiteral:
@@ -174,6 +186,8 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
                     _block_sizes(
                         backend.kernel_block_sizes, ref(variant, *here, "kernel_block_sizes")
                     ),
+                    backend.platform.value,
+                    ref(variant, *here, "platform"),
                 )
             )
             continue
@@ -196,10 +210,12 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
         layouts = (
             backend.supported_kv_cache_layouts if overrides("supported_kv_cache_layouts") else None
         )
+        builder = backend.metadata_builder if overrides("metadata_builder") else None
         inherited = tuple(
             label
             for label, present in (
                 ("get_supported_kernel_block_sizes", block is not None),
+                ("get_builder_cls", builder is not None),
                 ("supports_device_cpu_query_lens_mismatch", rocm is not None),
                 ("supported_kv_cache_layouts", layouts is not None),
             )
@@ -218,10 +234,13 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
                 kv_cache_layouts_source=ref(variant, *here, "supported_kv_cache_layouts")
                 if layouts
                 else None,
+                builder=builder.class_name if builder else None,
+                builder_source=ref(variant, *here, "metadata_builder") if builder else None,
                 inherited=inherited,
             )
         )
     parents = tuple(sorted({c.parent for c in classes if c.parent not in by_key}))
+    builders = tuple(sorted({c.builder for c in classes if c.builder}))
     layouts = ("KVCacheLayout",) if any(c.kv_cache_layouts for c in classes) else ()
     return BackendsPlan(
         family=family.name,
@@ -229,5 +248,5 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
         sparse_mla=tuple(sparse),
         engine_parents=parents,
         uses_rocm=any(c.rocm_query_lens_mismatch for c in classes),
-        binding_imports=tuple(sorted(parents + layouts)),
+        binding_imports=tuple(sorted(parents + builders + layouts)),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen_values import Comment, DocText, DottedPath, Identifier, PyLiteral
+from ..codegen_values import Comment, DocText, DottedPath, Identifier, PyCode, PyLiteral, PyMessage
 from ..model import Family, KvSpecType
 from . import engine
 
@@ -16,6 +16,23 @@ class EngineParent:
     name: Identifier
     module: DottedPath
     source: Comment
+
+
+def engine_builders(family: Family, sources) -> tuple[EngineParent, ...]:
+    """The engine metadata builder classes the family's backends return from get_builder_cls."""
+    found: dict[str, EngineParent] = {}
+    for variant in family.variants:
+        for backend in variant.backends:
+            builder = backend.metadata_builder
+            if builder is not None and builder.class_name not in found:
+                found[builder.class_name] = EngineParent(
+                    Identifier(builder.class_name),
+                    DottedPath(builder.module),
+                    sources.ref(
+                        variant.name, "attention_backends", backend.key, "metadata_builder"
+                    ),
+                )
+    return tuple(sorted(found.values(), key=lambda p: p.name.text))
 
 
 @dataclass(frozen=True)
@@ -35,9 +52,34 @@ class BindingPlan:
     vllm_version: DocText
     imports: tuple[engine.EngineImport, ...]
     engine_parents: tuple[EngineParent, ...]
+    engine_builders: tuple[EngineParent, ...]
     kv_module: DottedPath
     kv_types: tuple[StandaloneKvType, ...]
     kv_cache_layouts: tuple[LayoutMember, ...]  # KVCacheLayout members the backends name
+    family: Identifier
+
+    @property
+    def engine_names(self) -> tuple[PyLiteral, ...]:
+        """Every (module, name) the package takes from vLLM, checked before any is imported."""
+        names = [(i.module, i.name) for i in self.imports]
+        names += [(p.module.text, p.name.text) for p in self.engine_parents]
+        names += [(b.module.text, b.name.text) for b in self.engine_builders]
+        names += [(self.kv_module.text, t.name.text) for t in self.kv_types]
+        return tuple(PyLiteral(n) for n in names)
+
+    @property
+    def mismatch_message(self) -> PyMessage:
+        """Raised at import when vLLM is installed but lacks a name: which ones, which vLLM."""
+        return PyMessage(
+            (
+                f"the {self.family.text} package was generated for vLLM {engine.VLLM_VERSION}, "
+                "but the installed vLLM ",
+                PyCode("installed"),
+                " lacks: ",
+                PyCode("missing_names"),
+                f". Install vllm=={engine.VLLM_VERSION}, or rebuild the specs for this vLLM.",
+            )
+        )
 
 
 def engine_parents(family: Family, sources) -> tuple[EngineParent, ...]:
@@ -80,10 +122,12 @@ def plan_binding(family: Family, sources) -> BindingPlan:
         vllm_version=DocText(engine.VLLM_VERSION),
         imports=tuple(imports),
         engine_parents=engine_parents(family, sources),
+        engine_builders=engine_builders(family, sources),
         kv_module=DottedPath(engine.KV_SPEC_MODULE),
         kv_types=tuple(
             StandaloneKvType(Identifier(t.name), Identifier(t.parent) if t.parent else None)
             for t in kv_types(family)
         ),
         kv_cache_layouts=tuple(LayoutMember(Identifier(n), PyLiteral(n)) for n in layouts),
+        family=Identifier(family.name),
     )

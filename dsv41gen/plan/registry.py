@@ -8,8 +8,9 @@ from ..codegen_values import Comment, Identifier, LiteralView, PyLiteral
 from ..model import Family, RegistryTable
 from .sources import SourceMap
 
-# Target architectures are the ones a user serves; the plugin registers those. Draft models are
-# looked up by the speculative config, which vLLM resolves through its own table.
+# Target architectures are the ones a user serves (TARGET_MODELS). vLLM 0.33.0 resolves a draft
+# architecture (DeepSeekV4MTPModel, DSparkDraftModel, ...) through the same ModelRegistry, so
+# register() registers every table, drafts included [ref §0 Registry].
 TARGET_TABLES = (RegistryTable.TEXT_GENERATION, RegistryTable.MULTIMODAL)
 
 
@@ -69,10 +70,14 @@ class RegistryPlan:
         return tuple(Identifier(t) for t in self.target_tables)
 
     @property
-    def target_entries(self) -> tuple[RegistryEntry, ...]:
+    def registered_tables(self) -> tuple[Identifier, ...]:
+        """The tables register() walks, in order: every table that has an entry."""
+        return tuple(t.name_ident for t in self.tables if t.entries)
+
+    @property
+    def registered_entries(self) -> tuple[RegistryEntry, ...]:
         """The entries register() registers, in the order it registers them."""
-        by_name = {t.name: t for t in self.tables}
-        return tuple(e for name in self.target_tables for e in by_name[name].entries)
+        return tuple(e for t in self.tables for e in t.entries)
 
 
 def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:

@@ -10,7 +10,14 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from dsv41gen.model import Family
+from dsv41gen.model import (
+    CapabilityFamily,
+    CudaGraphMode,
+    Family,
+    ModelRunner,
+    RegistryTable,
+    Variant,
+)
 from dsv41gen.pipeline import load_families
 
 REPO = Path(__file__).resolve().parents[2]
@@ -34,4 +41,124 @@ def registry_cases() -> dict[str, dict]:
                     "architecture": arch.name,
                     "table": arch.registry.dict_name,
                 }
+    return cases
+
+
+# Devices the backend matrix pretends to be: every capability family the spec language knows,
+# at minor 0 and 5 (a family is every <major>.x), two ROCm devices (MI300 reports 9.4, MI355
+# 9.5), and a machine without a GPU.
+def devices() -> dict[str, dict]:
+    found = {}
+    for family in CapabilityFamily:
+        major = int(family.value.removeprefix("sm")) // 10
+        for minor in (0, 5):
+            found[f"cuda{major}.{minor}"] = {"platform": "CUDA", "capability": [major, minor]}
+    found["rocm9.4"] = {"platform": "ROCM", "capability": [9, 4]}
+    found["rocm9.5"] = {"platform": "ROCM", "capability": [9, 5]}
+    found["cpu"] = {"platform": "CPU", "capability": None}
+    return found
+
+
+def backend_cases() -> dict[str, dict]:
+    """Every attention backend of every variant on every device."""
+    cases: dict[str, dict] = {}
+    for family in families():
+        for variant in family.variants:
+            for backend in variant.backends:
+                for device_id, device in devices().items():
+                    cases[f"{backend.key}@{device_id}"] = {
+                        "package": family.name,
+                        "key": backend.key,
+                        "name": backend.name,
+                        "kind": backend.kind.value,
+                        "device": device,
+                    }
+    return cases
+
+
+def hf_config(variant: Variant, architecture: str, **changes: object) -> dict:
+    """A config.json for the target: the spec's model_type and reference hf_config values, plus
+    the few dimensions a ModelConfig needs to build (no weights are ever read)."""
+    config: dict = {
+        "model_type": variant.model_type,
+        "architectures": [architecture],
+        "num_attention_heads": 4,
+        "num_key_value_heads": 1,
+        "vocab_size": 1024,
+        "max_position_embeddings": 4096,
+        "torch_dtype": "bfloat16",
+        "hidden_size": 256,
+        "num_hidden_layers": 2,
+    }
+    config.update(dict(variant.hf_config))
+    for key, value in changes.items():
+        if value is None:
+            config.pop(key, None)
+        else:
+            config[key] = value
+    return config
+
+
+def target_architectures(variant: Variant) -> list[str]:
+    return [
+        a.name
+        for a in variant.architectures
+        if a.registry in (RegistryTable.TEXT_GENERATION, RegistryTable.MULTIMODAL)
+    ]
+
+
+def runner_cases() -> dict[str, dict]:
+    """Every target architecture x model runner x cudagraph mode x (no speculation, or each
+    allowed method, with and without adaptive verification)."""
+    cases: dict[str, dict] = {}
+    for family in families():
+        for variant in family.variants:
+            speculation = [(None, False)] + [
+                (m.method.value, av) for m in variant.methods for av in (False, True)
+            ]
+            for arch in target_architectures(variant):
+                for runner in ModelRunner:
+                    for mode in CudaGraphMode:
+                        for method, av in speculation:
+                            name = (
+                                f"{arch}:{runner.value}:{mode.value}:{method}{'+av' if av else ''}"
+                            )
+                            cases[name] = {
+                                "package": family.name,
+                                "architecture": arch,
+                                "hf_config": hf_config(variant, arch),
+                                "model_runner": runner.value,
+                                "cudagraph_mode": mode.value,
+                                "method": method,
+                                "adaptive_verification": av,
+                            }
+    return cases
+
+
+def plugin_cases() -> dict[str, dict]:
+    """Every architecture of every family, targets and drafts."""
+    return {
+        arch.name: {
+            "package": family.name,
+            "module": arch.module,
+            "class": arch.class_name,
+            "architecture": arch.name,
+        }
+        for family in families()
+        for variant in family.variants
+        for arch in variant.architectures
+    }
+
+
+def binding_cases() -> dict[str, dict]:
+    """One engine name per family that the generated _binding takes from vLLM: a KV spec type
+    the spec names, deleted from vLLM's module before the import."""
+    cases = {}
+    for family in families():
+        spec_type = next(t for v in family.variants if v.kv_cache for t in v.kv_cache.spec_types)
+        cases[f"{family.name}:{spec_type.name}"] = {
+            "package": family.name,
+            "module": "vllm.v1.kv_cache_interface",
+            "name": spec_type.name,
+        }
     return cases

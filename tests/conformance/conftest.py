@@ -55,11 +55,14 @@ class Driver:
         self.python = python
         self.answers: dict[str, dict[str, object]] = {}
 
-    def run(self, site: str, cases: dict[str, object]) -> dict[str, object]:
+    def run(
+        self, site: str, cases: dict[str, object], extra_path: Path | None = None
+    ) -> dict[str, object]:
         if site not in self.answers:
+            path = [str(REPO / "generated")] + ([str(extra_path)] if extra_path else [])
             env = {
                 **os.environ,
-                "PYTHONPATH": str(REPO / "generated"),
+                "PYTHONPATH": os.pathsep.join(path),
                 "VLLM_LOGGING_LEVEL": "WARNING",
                 "VLLM_CONFIGURE_LOGGING": "1",
                 "PYTHONDONTWRITEBYTECODE": "1",

@@ -41,8 +41,309 @@ def site_registry(cases: dict[str, dict]) -> dict[str, dict]:
     return answers
 
 
+# -- a platform pretending to be a device -------------------------------------------------------
+# vLLM's own Platform class (vllm/platforms/interface.py) answers is_rocm(),
+# is_device_capability_family() and the rest from _enum and get_device_capability(); this
+# subclass only says which device it is. It is installed as vllm.platforms.current_platform
+# before any module that reads it is imported, and switched per case.
+
+
+def install_pretend_platform():
+    import vllm.platforms
+    from vllm.platforms.interface import DeviceCapability, Platform, PlatformEnum
+
+    class PretendPlatform(Platform):
+        _enum = PlatformEnum.CUDA
+        device_name = "cuda"
+        device_type = "cuda"
+        dispatch_key = "CUDA"
+        capability: tuple[int, int] | None = (9, 0)
+
+        @classmethod
+        def get_device_capability(cls, device_id: int = 0):
+            return None if cls.capability is None else DeviceCapability(*cls.capability)
+
+        @classmethod
+        def support_static_graph_mode(cls) -> bool:
+            return True  # CUDA and ROCm capture CUDA graphs; the base Platform says no
+
+        @classmethod
+        def pretend(cls, device: dict) -> None:
+            cls._enum = getattr(PlatformEnum, device["platform"])
+            cls.device_type = "cpu" if device["platform"] == "CPU" else "cuda"
+            cls.capability = tuple(device["capability"]) if device["capability"] else None
+
+    vllm.platforms._current_platform = PretendPlatform()
+    # vllm/platforms/rocm.py reads the GPU arch at import; without a GPU torch cannot answer.
+    import torch
+
+    torch.cuda.get_device_properties = lambda *_args, **_kwargs: _FakeDeviceProperties()
+    return PretendPlatform
+
+
+class _FakeDeviceProperties:
+    gcnArchName = "gfx942"
+    name = "pretend"
+    major, minor = 9, 4
+    total_memory = 1 << 34
+    multi_processor_count = 132
+
+
+def _block_sizes(sizes) -> list:
+    return [s if isinstance(s, int) else f"{type(s).__name__}({s.base})" for s in sizes]
+
+
+def _class_path(cls) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _engine_indexer_class(name: str):
+    """The vLLM class of that name among the MLA backend modules (indexer backends are not in
+    AttentionBackendEnum); found by name, so a new backend needs no new test code."""
+    import pkgutil
+
+    import vllm.v1.attention.backends.mla as mla
+
+    for info in pkgutil.iter_modules(mla.__path__):
+        try:
+            module = importlib.import_module(f"{mla.__name__}.{info.name}")
+        except Exception:  # a module that needs a GPU library; not where our classes live
+            continue
+        if (
+            isinstance(getattr(module, name, None), type)
+            and getattr(module, name).__module__ == module.__name__
+        ):
+            return getattr(module, name)
+    raise LookupError(f"vLLM 0.33.0 defines no indexer backend class {name}")
+
+
+def _backend_answers(backend) -> dict:
+    return {
+        "name": outcome(backend.get_name),
+        "parent": outcome(lambda: backend.__bases__[0].__name__),
+        "kernel_block_sizes": outcome(
+            lambda: _block_sizes(backend.get_supported_kernel_block_sizes())
+        ),
+        "builder": outcome(lambda: backend.get_builder_cls().__name__),
+        "kv_cache_layouts": outcome(
+            lambda: (
+                None
+                if backend.supported_kv_cache_layouts() is None
+                else [m.name for m in backend.supported_kv_cache_layouts()]
+            )
+        ),
+        "cpu_query_lens_mismatch": outcome(backend.supports_device_cpu_query_lens_mismatch),
+    }
+
+
+def site_backends(cases: dict[str, dict]) -> dict[str, dict]:
+    platform = install_pretend_platform()
+    from vllm.v1.attention.backends.registry import AttentionBackendEnum
+
+    answers = {}
+    for case_id, case in sorted(cases.items()):
+        platform.pretend(case["device"])
+        generated = importlib.import_module(f"{case['package']}.backends")
+        if case["kind"] == "indexer":
+            engine = outcome(lambda case=case: _backend_answers(_engine_indexer_class(case["key"])))
+            ours = outcome(
+                lambda case=case, generated=generated: _backend_answers(
+                    getattr(generated, case["key"])
+                )
+            )
+        else:
+            engine = outcome(
+                lambda case=case: {
+                    "kernel_block_sizes": _block_sizes(
+                        AttentionBackendEnum[case["name"]]
+                        .get_class()
+                        .get_supported_kernel_block_sizes()
+                    ),
+                    "platform": "rocm"
+                    if ".amd." in AttentionBackendEnum[case["name"]].get_path()
+                    else "cuda",
+                }
+            )
+            ours = outcome(
+                lambda case=case, generated=generated: {
+                    "kernel_block_sizes": generated.SPARSE_MLA_KERNEL_BLOCK_SIZES[case["name"]](),
+                    "platform": generated.SPARSE_MLA_PLATFORMS[case["name"]],
+                }
+            )
+        answers[case_id] = {"vllm": engine, "generated": ours}
+    return answers
+
+
+# -- the runner: a real VllmConfig per (architecture, runner, cudagraph mode, method) ------------
+
+
+def _unwrap(error: Exception) -> Exception:
+    """vLLM raises inside pydantic validation: the ValueError it raised is the outcome."""
+    import pydantic
+
+    if isinstance(error, pydantic.ValidationError):
+        inner = error.errors()[0].get("ctx", {}).get("error")
+        if isinstance(inner, Exception):
+            return inner
+    return error
+
+
+def engine_outcome(call: Callable[[], object]) -> dict[str, object]:
+    try:
+        return {"ok": call()}
+    except Exception as error:
+        error = _unwrap(error)
+        return {"raises": type(error).__name__, "message": str(error)}
+
+
+def _write_config(root, name: str, config: dict) -> str:
+    import os
+
+    path = os.path.join(root, name)
+    os.makedirs(path, exist_ok=True)
+    with open(os.path.join(path, "config.json"), "w") as f:
+        json.dump(config, f)
+    return path
+
+
+def _model_config(path: str):
+    from vllm.config import ModelConfig
+
+    return ModelConfig(model=path, tokenizer=path, skip_tokenizer_init=True, max_model_len=1024)
+
+
+def site_runner(cases: dict[str, dict]) -> dict[str, dict]:
+    import os
+    import tempfile
+
+    platform = install_pretend_platform()
+    platform.pretend({"platform": "CUDA", "capability": [9, 0]})
+    import vllm.envs as envs
+    from vllm.config import CompilationConfig, ParallelConfig, SpeculativeConfig, VllmConfig
+
+    root = tempfile.mkdtemp(prefix="dsv41gen-conformance-")
+    models = {}
+    answers = {}
+    for case_id, case in sorted(cases.items()):
+        key = json.dumps(case["hf_config"], sort_keys=True)
+        if key not in models:
+            models[key] = _model_config(_write_config(root, f"m{len(models)}", case["hf_config"]))
+        model_config = models[key]
+        os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "1" if case["model_runner"] == "v2" else "0"
+        envs.disable_envs_cache()
+
+        def engine(case=case, model_config=model_config):
+            speculative = None
+            if case["method"] is not None:
+                speculative = SpeculativeConfig(
+                    method=case["method"],
+                    num_speculative_tokens=1,
+                    target_model_config=model_config,
+                    target_parallel_config=ParallelConfig(),
+                    enable_adaptive_verification=case["adaptive_verification"],
+                )
+            config = VllmConfig(
+                model_config=model_config,
+                compilation_config=CompilationConfig(cudagraph_mode=case["cudagraph_mode"]),
+                speculative_config=speculative,
+            )
+            return config.compilation_config.cudagraph_mode.name
+
+        def ours(case=case):
+            from vllm.config.compilation import CUDAGraphMode
+
+            runner = importlib.import_module(f"{case['package']}.runner")
+            mode = getattr(CUDAGraphMode, case["cudagraph_mode"])
+            runner.check_runner_mode(
+                [case["architecture"]],
+                case["model_runner"] == "v2",
+                mode,
+                method=case["method"],
+                adaptive_verification=case["adaptive_verification"],
+            )
+            return mode.name
+
+        answers[case_id] = {"vllm": engine_outcome(engine), "generated": outcome(ours)}
+    return answers
+
+
+# -- the plugin, loaded by vLLM's own load_general_plugins() -------------------------------------
+
+
+def site_plugin(cases: dict[str, dict]) -> dict[str, dict]:
+    """This process has a dist-info with the family's entry point on sys.path (the test writes
+    it). vLLM's registry forgets the family's architectures first, so only the plugin can bring
+    them back; then each one is resolved through ModelRegistry."""
+    from vllm import ModelRegistry
+    from vllm.plugins import load_general_plugins
+
+    for case in cases.values():
+        ModelRegistry.models.pop(case["architecture"], None)
+    registered: dict[str, object] = {}
+    original = type(ModelRegistry).register_model
+
+    def recording(self, model_arch, model_cls):
+        registered[model_arch] = model_cls
+        return original(self, model_arch, model_cls)
+
+    type(ModelRegistry).register_model = recording
+    load_general_plugins()
+    answers = {}
+    for case_id, case in sorted(cases.items()):
+
+        def resolved(case=case):
+            cls = ModelRegistry._try_load_model_cls(case["architecture"])
+            spec_class = getattr(importlib.import_module(case["module"]), case["class"])
+            return {
+                "registered_as": registered.get(case["architecture"]),
+                "resolves_to_spec_class": cls is spec_class,
+            }
+
+        answers[case_id] = {
+            "vllm": engine_outcome(resolved),
+            "generated": {
+                "ok": {
+                    "registered_as": f"{case['module']}:{case['class']}",
+                    "resolves_to_spec_class": True,
+                }
+            },
+        }
+    return answers
+
+
+# -- _binding against a vLLM that lacks a name ----------------------------------------------------
+
+
+def site_binding(cases: dict[str, dict]) -> dict[str, dict]:
+    """For each case, a fresh process deletes one name from vLLM's module, then imports the
+    package's _binding: it must fail at import, naming what is missing and the installed vLLM."""
+    import subprocess
+
+    answers = {}
+    for case_id, case in sorted(cases.items()):
+        script = (
+            f"import importlib, {case['module']} as m\n"
+            f"delattr(m, {case['name']!r})\n"
+            "try:\n"
+            f"    importlib.import_module({case['package'] + '._binding'!r})\n"
+            "    print('imported')\n"
+            "except Exception as error:\n"
+            "    print(type(error).__name__ + ': ' + str(error))\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, check=False
+        )
+        lines = done.stdout.strip().splitlines()
+        answers[case_id] = {"vllm": {"ok": lines[-1] if lines else done.stderr[-2000:]}}
+    return answers
+
+
 SITES: dict[str, Callable[[dict[str, dict]], dict[str, dict]]] = {
     "registry": site_registry,
+    "backends": site_backends,
+    "runner": site_runner,
+    "plugin": site_plugin,
+    "binding": site_binding,
 }
 
 

@@ -127,7 +127,13 @@ specs/deepseek_v41.yaml:@sm100: [96]@:17: attention_backends.DeepseekV41IndexerB
     ),
     (
         "block_size_zero_reported_once",
-        [(V41, "default: [64, 128]", "default: [0, 128]")],
+        [
+            (
+                V41,
+                "DeepseekV41RocmMxfp4IndexerMetadataBuilder\n    kernel_block_sizes:\n      default: [64, 128]",
+                "DeepseekV41RocmMxfp4IndexerMetadataBuilder\n    kernel_block_sizes:\n      default: [0, 128]",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@default: [0, 128]@:17: attention_backends.DeepseekV41RocmMxfp4IndexerBackend.kernel_block_sizes.default.0: must be at least 1
 """,
