@@ -8,7 +8,7 @@ import types
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import UsageError
+from .errors import UsageError, did_you_mean
 
 EXIT_CHECKPOINT_INCOMPLETE = 4
 
@@ -65,7 +65,10 @@ def run_check_checkpoint(
     if method not in known:
         valid = ", ".join(m.value for m in Method)
         if method not in valid.split(", "):
-            raise UsageError(f"unknown speculative method {method!r}; methods: {valid}")
+            raise UsageError(
+                f"unknown speculative method {method!r}"
+                f"{did_you_mean(method, [m.value for m in Method])}; methods: {valid}"
+            )
         echo(
             f"method {method!r}: {variant.display_name} does not wire it (allowed: {', '.join(known)})"
         )

@@ -98,12 +98,49 @@ def echo(message: object = "", **kwargs) -> None:
     click.echo(terminal_text(message), **kwargs)
 
 
+def _color() -> bool | None:
+    """Colour only on a terminal (click strips styles from a pipe or file: None lets it
+    decide), and never with NO_COLOR set (https://no-color.org)."""
+    return False if os.environ.get("NO_COLOR") else None
+
+
+_DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
+
+
+def _styled_diff_line(line: str) -> str:
+    for prefix, style in _DIFF_STYLES:
+        if line.startswith(prefix):
+            return click.style(line, bold=True) if style == "bold" else click.style(line, fg=style)
+    return line
+
+
+def echo_diff(text: str) -> None:
+    """A unified diff, cleaned like everything else, then coloured line by line (on a TTY)."""
+    cleaned = terminal_text(text)
+    click.echo(
+        "".join(_styled_diff_line(line) for line in cleaned.splitlines(keepends=True)),
+        nl=False,
+        color=_color(),
+    )
+
+
+def echo_error(text: str) -> None:
+    """An error line on stderr: its `file:line:col:` (or `error:`) prefix in red on a TTY."""
+    cleaned = terminal_text(text)
+    head, sep, rest = cleaned.partition(": ")
+    styled = click.style(head + sep, fg="red", bold=True) + rest if sep else cleaned
+    click.echo(styled, err=True, color=_color())
+
+
 def _warn(line: str) -> None:
     echo(line, err=True)
 
 
 def _fail(message: str, code: int) -> None:
-    echo(message, err=True)
+    if message.startswith("error: "):
+        echo_error(message)
+    else:
+        echo(message, err=True)
     sys.exit(code)
 
 
@@ -142,7 +179,7 @@ def _report_spec_errors(error: SpecError) -> None:
                 ),
                 err=False,
             )
-        echo(str(diagnostic), err=True)
+        echo_error(str(diagnostic))
     count = len(error.diagnostics)
     echo(f"{count} error{'s' if count != 1 else ''}; nothing was written.", err=True)
     sys.exit(EXIT_SPEC_ERROR)
@@ -279,7 +316,7 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
                 echo(f"{out_dir / rel}: {label}", err=True)
                 problems += 1
         for diff in comparison.diffs:
-            echo(diff, nl=False)
+            echo_diff(diff)
         if comparison.clean:
             echo(f"{out_dir / result.package}: up to date ({len(result.files)} files)")
     if problems:
@@ -342,7 +379,7 @@ def _diff(specs: tuple[Path, ...], out_dir: Path) -> bool:
     for result in build_texts(specs, out_dir, _warn):
         comparison = compare(out_dir, result.package, result.files, _diff_root(out_dir))
         for text in comparison.diffs:
-            echo(text, nl=False)
+            echo_diff(text)
         if comparison.clean:
             echo(f"{out_dir / result.package}: no changes")
         changed = changed or not comparison.clean
@@ -389,15 +426,39 @@ def schema(child: bool, write_to: Path | None) -> None:
 
 @main.command()
 @_spec_argument
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    metavar="NAME",
+    help="Only this variant's resolved fields and table column (repeatable).",
+)
+@click.option(
+    "--site",
+    "sites",
+    multiple=True,
+    metavar="NAME",
+    help="Only this merge/fork site (repeatable; a prefix selects every site it starts).",
+)
 @_output_format_option
 @_guarded
-def explain(specs: tuple[Path, ...]) -> None:
-    """Print each resolved spec with the file:line every value comes from."""
-    from .explain import explain_text
+def explain(specs: tuple[Path, ...], variants: tuple[str, ...], sites: tuple[str, ...]) -> None:
+    """Print each resolved spec (default: specs/*.yaml) with the file:line every value comes
+    from, then the merge/fork table and the plugin's vLLM sites.
+
+    The table is laid out for the terminal's width: one row per site while the columns fit,
+    else one block per site with the variants grouped by their value.
+    """
+    import shutil
+
+    from .explain import ExplainFilter, explain_text
     from .pipeline import load_families
 
+    specs = specs or _default_specs()
+    width = shutil.get_terminal_size((100, 24)).columns
     for inputs in load_families(list(specs), _warn):
-        echo(explain_text(inputs), nl=False)
+        chosen = ExplainFilter.parse(inputs, variants, sites)
+        echo(explain_text(inputs, chosen, width), nl=False)
 
 
 @main.command()

@@ -2,9 +2,40 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from .errors import UsageError, did_you_mean
 from .load import Path_
 from .pipeline import FamilyInputs
 from .resolve import ResolvedSpec
+
+
+@dataclass(frozen=True)
+class ExplainFilter:
+    """Which variants and merge/fork sites `explain` shows (empty: all)."""
+
+    variants: tuple[str, ...]
+    sites: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, inputs: FamilyInputs, variants: tuple[str, ...], sites: tuple[str, ...]):
+        names = [v.name for v in inputs.family.variants]
+        for name in variants:
+            if name not in names:
+                raise UsageError(
+                    f"--variant {name!r} is not a variant of the {inputs.family.name} family"
+                    f"{did_you_mean(name, names)}"
+                )
+        return cls(tuple(variants), tuple(sites))
+
+    def variant(self, name: str) -> bool:
+        return not self.variants or name in self.variants
+
+    def site(self, name: str) -> bool:
+        return not self.sites or any(name.startswith(prefix) for prefix in self.sites)
+
+
+ALL = ExplainFilter((), ())
 
 
 def _leaves(value: object, path: Path_):
@@ -35,16 +66,28 @@ def _show(value: object) -> str:
     return repr(value) if value is not None else "null"
 
 
-def merge_fork_table(inputs: FamilyInputs) -> list[str]:
-    """Site, value per variant, merged or forked, and where the differing values are written."""
+def merge_fork_table(
+    inputs: FamilyInputs, chosen: ExplainFilter = ALL, width: int = 100
+) -> list[str]:
+    """Site, value per variant, merged or forked, and where the differing values are written.
+
+    One row per site while the padded columns fit in ``width``; else (a large family) one
+    block per site, listing each distinct value once with the variants that have it."""
     from .plan.dispatch import plan_sites
     from .plan.sources import SourceMap
 
     family = inputs.family
     sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
-    names = [v.name for v in family.variants]
+    names = [v.name for v in family.variants if chosen.variant(v.name)]
+    sites = [site for site in plan_sites(family, sources) if chosen.site(site.name)]
+    if chosen.sites and not sites:
+        known = [site.name for site in plan_sites(family, sources)]
+        raise UsageError(
+            f"--site {', '.join(chosen.sites)}: no such merge/fork site"
+            f"{did_you_mean(chosen.sites[0], known)}; sites: {', '.join(known)}"
+        )
     rows = [["site", *names, "decision", "fields that differ"]]
-    for site in plan_sites(family, sources):
+    for site in sites:
         values = dict(site.values)
         differ = ""
         if site.decision == "forked":
@@ -56,10 +99,40 @@ def merge_fork_table(inputs: FamilyInputs) -> list[str]:
             differ = f"{site.field} ({' vs '.join(dict.fromkeys(written))})"
         rows.append([site.name, *(_show_value(values[n]) for n in names), site.decision, differ])
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    if sum(widths) + 2 * (len(widths) - 1) > width:
+        return _site_blocks(rows, names, width)
     lines = []
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
         lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def _site_blocks(rows: list[list[str]], names: list[str], width: int) -> list[str]:
+    """The table turned on its side, for families too wide for the terminal: each distinct
+    value once, with the variants that have it; long lines wrapped to ``width``."""
+    import textwrap
+
+    def wrapped(text: str, indent: str) -> list[str]:
+        return textwrap.wrap(
+            text,
+            max(width, 40),
+            initial_indent=indent,
+            subsequent_indent=indent + "    ",
+            break_on_hyphens=False,
+        )
+
+    lines = []
+    for row in rows[1:]:
+        site, values, decision, differ = row[0], row[1:-2], row[-2], row[-1]
+        lines.extend(wrapped(f"{site}: {decision}", ""))
+        by_value: dict[str, list[str]] = {}
+        for name, value in zip(names, values):
+            by_value.setdefault(value, []).append(name)
+        for value, holders in by_value.items():
+            lines.extend(wrapped(f"{value}: {', '.join(holders)}", "    "))
+        if differ:
+            lines.extend(wrapped(f"differs: {differ}", "    "))
     return lines
 
 
@@ -92,15 +165,17 @@ def site_table(inputs: FamilyInputs) -> list[str]:
     return lines
 
 
-def explain_text(inputs: FamilyInputs) -> str:
+def explain_text(inputs: FamilyInputs, chosen: ExplainFilter = ALL, width: int = 100) -> str:
     out = []
     for variant, spec in zip(inputs.family.variants, inputs.specs):
+        if not chosen.variant(variant.name):
+            continue
         chain = " -> ".join(doc.file for doc in spec.lineage)
         out.append(f"== {variant.name} ({chain})")
         out.extend(resolved_lines(spec))
         out.append("")
     out.append(f"== merge / fork table of the {inputs.family.name} family")
-    out.extend(merge_fork_table(inputs))
+    out.extend(merge_fork_table(inputs, chosen, width))
     out.append("")
     out.append(f"== vLLM wiring sites of the {inputs.family.name} plugin")
     out.extend(site_table(inputs))

@@ -1,0 +1,167 @@
+"""The CLI at a terminal: explain's defaults, filters and layout; colour on a TTY only;
+did-you-mean for --method."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from corehelpers import SPECS, V41, cli
+
+ESC = "\x1b["
+
+# A synthetic child, as benchmarks/bench_scale.py writes them (its own architectures and draft).
+SYNTH = """\
+spec_version: 1
+extends: deepseek_v41.yaml
+variant:
+  name: synth_{i:04d}
+  display_name: Synthetic {i}
+  model_type: synth_{i:04d}
+architectures:
+  DeepseekV41ForCausalLM: !delete
+  DSparkV41DraftModel: !delete
+  Synth{i:04d}ForCausalLM:
+    registry: multimodal
+    module: vllm.models.synth_{i:04d}
+    class: Synth{i:04d}ForCausalLM
+  Synth{i:04d}DraftModel:
+    registry: speculative_decoding
+    module: vllm.models.synth_{i:04d}
+    class: DSparkDeepseekV4ForCausalLM
+speculative:
+  methods:
+    dspark:
+      draft_model_type: synth_{i:04d}
+      draft_architecture: Synth{i:04d}DraftModel
+"""
+
+
+def _section(output: str, title: str) -> list[str]:
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"== {title}"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("== ")), len(lines))
+    return [line for line in lines[start + 1 : end] if line]
+
+
+def test_explain_defaults_to_the_specs_directory(specs_copy, tmp_path):
+    default = cli(["explain"], tmp_path)
+    named = cli(["explain", "specs/deepseek_v4.yaml", "specs/deepseek_v41.yaml"], tmp_path)
+    assert default.rc == 0 and default.stdout == named.stdout and default.stdout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nothing = cli(["explain"], empty)
+    assert nothing.rc == 2 and "no SPEC given and no specs/*.yaml here" in nothing.stderr
+
+
+def test_explain_filters(specs_copy, tmp_path):
+    result = cli(["explain", "--variant", "deepseek_v41", "--site", "dspark_draft"], tmp_path)
+    assert result.rc == 0, result.output
+    assert "== deepseek_v41 " in result.stdout and "== deepseek_v4 " not in result.stdout
+    table = _section(result.stdout, "merge / fork table")
+    assert table[0].split()[:3] == ["site", "deepseek_v41", "decision"]
+    assert [row.split()[0] for row in table[1:]] == [
+        "dspark_draft_model_type",
+        "dspark_draft_architecture",
+    ]
+    typo = cli(["explain", "--variant", "deepseek_v411"], tmp_path)
+    assert typo.rc == 2 and "did you mean 'deepseek_v41'?" in typo.stderr
+    no_site = cli(["explain", "--site", "dspark_draft_architectur_"], tmp_path)
+    assert no_site.rc == 2 and "did you mean 'dspark_draft_architecture'?" in no_site.stderr
+
+
+@pytest.mark.slow
+def test_a_large_family_fits_the_terminal(tmp_path):
+    shutil.copytree(SPECS, tmp_path / "specs")
+    for i in range(40):
+        (tmp_path / "specs" / f"synth_{i:04d}.yaml").write_text(SYNTH.format(i=i))
+    result = cli(["explain", "--site", "dspark"], tmp_path, env={"COLUMNS": "100"}, timeout=300)
+    assert result.rc == 0, result.output
+    table = _section(result.stdout, "merge / fork table")
+    assert max(len(line) for line in table) <= 100
+    # Each distinct value once, with the variants that have it (42 variants, 3 values here).
+    block = table[table.index("dspark_adaptive_verification: merged") :][:2]
+    assert block[1].startswith("    True: deepseek_v4, deepseek_v41, synth_0000, ")
+    # A wide terminal gets the table: one row per site, a column per variant.
+    wide = cli(["explain", "--site", "dspark"], tmp_path, env={"COLUMNS": "2000"}, timeout=300)
+    assert _section(wide.stdout, "merge / fork table")[0].split()[1:4] == [
+        "deepseek_v4",
+        "deepseek_v41",
+        "synth_0000",
+    ]
+
+
+def _on_a_tty(args: list[str], cwd: Path, env: dict[str, str]) -> str:
+    """Run the CLI with stdout and stderr on a pseudo-terminal; everything it wrote."""
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dsv41gen", *args],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=follower,
+        env={**os.environ, **env},
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([leader], [], [], 60)
+        if not ready:
+            break
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    process.wait(timeout=60)
+    os.close(leader)
+    return b"".join(chunks).decode()
+
+
+def test_colour_on_a_terminal_only(specs_copy, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    base = {"NO_COLOR": ""}
+    assert cli(["build", f"specs/{V41}"], tmp_path).rc == 0
+    spec = specs_copy / V41
+    spec.write_text(spec.read_text().replace("        sm90: [64]\n", "        sm90: [32]\n"))
+    diff = _on_a_tty(["diff"], tmp_path, base)
+    assert f"{ESC}32m+        return _sizes_for_device({{90: [32]}}, [128])" in diff
+    assert f"{ESC}31m-        return _sizes_for_device({{90: [64]}}, [128])" in diff
+    piped = subprocess.run(
+        [sys.executable, "-m", "dsv41gen", "diff"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert "+        return _sizes_for_device({90: [32]}, [128])" in piped.stdout
+    assert ESC not in piped.stdout + piped.stderr
+    assert ESC not in _on_a_tty(["diff"], tmp_path, {"NO_COLOR": "1"})
+
+    spec.write_text(
+        spec.read_text().replace(
+            "  model_type: deepseek_v41\n", "  model_type: deepseek_v41\n  bogus: 1\n"
+        )
+    )
+    error = _on_a_tty(["check"], tmp_path, base)
+    assert f"{ESC}31m" in error and "variant.bogus: unknown field 'bogus'" in error
+    assert ESC not in _on_a_tty(["check"], tmp_path, {"NO_COLOR": "1"})
+
+
+def test_unknown_method_did_you_mean(tmp_path, specs_copy):
+    numpy = pytest.importorskip("numpy")
+    from safetensors.numpy import save_file
+
+    shard = tmp_path / "model.safetensors"
+    save_file({"model.embed_tokens.weight": numpy.zeros((2, 2), dtype=numpy.float32)}, str(shard))
+    result = cli(["check-checkpoint", f"specs/{V41}", str(shard), "--method", "dsprak"], tmp_path)
+    assert result.rc == 2
+    assert "unknown speculative method 'dsprak'; did you mean 'dspark'?" in result.stderr
