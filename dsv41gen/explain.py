@@ -77,7 +77,7 @@ def merge_fork_table(
     from .plan.sources import SourceMap
 
     family = inputs.family
-    sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
+    sources = SourceMap(family)
     names = [v.name for v in family.variants if chosen.variant(v.name)]
     sites = [site for site in plan_sites(family, sources) if chosen.site(site.name)]
     if chosen.sites and not sites:
@@ -151,7 +151,7 @@ def site_table(inputs: FamilyInputs) -> list[str]:
     from .plan.sources import SourceMap
 
     family = inputs.family
-    sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
+    sources = SourceMap(family)
     plan = plan_plugin(family, sources)
     if plan is None:
         return [f"(no plugin: {family.variants[0].spec_file} names no `engine`)"]

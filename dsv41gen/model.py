@@ -8,7 +8,10 @@ stage walks dicts.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from .errors import Location
 
 
 class ScalarType(enum.Enum):
@@ -527,6 +530,24 @@ def _freeze(value: object) -> object:
 
 
 @dataclass(frozen=True)
+class Provenance:
+    """Where each resolved field of a variant was written (torchgen's ``loc``): the planners
+    name spec fields in source-map comments and errors from this, never from the raw specs."""
+
+    file: str  # the variant's own spec, as messages name it
+    locations: Mapping[tuple, Location] = field(compare=False, repr=False)
+
+    def where(self, path: tuple) -> Location:
+        """The field's position, or its nearest written ancestor's."""
+        path = tuple(path)
+        while path:
+            if path in self.locations:
+                return self.locations[path]
+            path = path[:-1]
+        return self.locations.get((), Location(self.file, 1, 1))
+
+
+@dataclass(frozen=True)
 class Variant:
     name: str
     display_name: str
@@ -544,13 +565,19 @@ class Variant:
     runner: Runner
     mxfp8: MxFormat | None
     rope_kv_insert: RopeKvInsertKernel | None
+    # review.accepted_breaking_changes: (change id or field path, reason), as the spec wrote them
+    accepted_breaking_changes: tuple[tuple[str, str], ...]
+    provenance: Provenance = field(compare=False, repr=False)
     # The engine release the spec describes (`engine: vllm==0.33.0`): the version after `==`.
     # None: the spec names no engine, and its family gets no vLLM plugin.
     engine_version: str | None = None
 
     @staticmethod
-    def parse(d: dict, spec_file: str, parent: str | None, ancestors: tuple[dict, ...]) -> Variant:
-        """``ancestors``: the raw data of each ancestor spec, nearest first (for forbidden methods)."""
+    def parse(
+        d: dict, spec_file: str, ancestors: tuple[Variant, ...], provenance: Provenance
+    ) -> Variant:
+        """``ancestors``: the typed ancestor variants, nearest first (a forbidden method names
+        what the nearest ancestor that wired it defined)."""
         weight_sets = {
             name: WeightSet.parse(name, body)
             for name, body in d.get("checkpoint", {}).get("weight_sets", {}).items()
@@ -565,7 +592,7 @@ class Variant:
                 Method(name),
                 Method(body["use_instead"]),
                 " ".join(body["message"].split()) if "message" in body else None,
-                _ancestor_method(name, ancestors),
+                next((m for a in ancestors if (m := a.method(Method(name)))), None),
             )
             for name, body in sorted(speculative.get("forbidden", {}).items())
         )
@@ -576,7 +603,7 @@ class Variant:
             display_name=d["variant"]["display_name"],
             model_type=d["variant"]["model_type"],
             spec_file=spec_file,
-            parent=parent,
+            parent=ancestors[0].name if ancestors else None,
             architectures=tuple(Architecture.parse(k, v) for k, v in d["architectures"].items()),
             weight_sets=tuple(weight_sets[k] for k in sorted(weight_sets)),
             hf_config=tuple(sorted((k, _freeze(v)) for k, v in d.get("hf_config", {}).items())),
@@ -594,6 +621,11 @@ class Variant:
             rope_kv_insert=_parse_rope_kv(kernels["rope_kv_insert"])
             if "rope_kv_insert" in kernels
             else None,
+            accepted_breaking_changes=tuple(
+                (item["change"], " ".join(item["reason"].split()))
+                for item in d.get("review", {}).get("accepted_breaking_changes", [])
+            ),
+            provenance=provenance,
             engine_version=d["engine"].partition("==")[2] if "engine" in d else None,
         )
 
@@ -602,18 +634,6 @@ class Variant:
 
     def hf_value(self, field_name: str) -> object:
         return dict(self.hf_config).get(field_name)
-
-
-def _ancestor_method(name: str, ancestors: tuple[dict, ...]) -> SpeculativeMethod | None:
-    for data in ancestors:
-        body = data.get("speculative", {}).get("methods", {}).get(name)
-        if body is not None:
-            sets = {
-                k: WeightSet.parse(k, v)
-                for k, v in data.get("checkpoint", {}).get("weight_sets", {}).items()
-            }
-            return SpeculativeMethod.parse(name, body, sets)
-    return None
 
 
 @dataclass(frozen=True)

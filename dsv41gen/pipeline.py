@@ -20,7 +20,7 @@ from pathlib import Path
 from .errors import Diagnostic, Diagnostics, SpecError, UsageError, did_you_mean, dotted
 from .inputs import discover_specs
 from .load import display_name
-from .model import Family, Variant
+from .model import Family, Provenance, Variant
 from .resolve import MAX_EXTENDS_DEPTH, ResolvedSpec, Resolver, _parent_path
 from .validate import validate_spec
 
@@ -273,22 +273,16 @@ def load_families(
         members = [s for s in resolved.values() if s.root.path == root]
         members.sort(key=lambda s: (len(s.lineage), s.document.file))
         variants: list[Variant] = []
-        for spec in members:
-            parent = spec.lineage[-2] if len(spec.lineage) > 1 else None
-            parent_spec = resolved.get(parent.path) if parent is not None else None
+        parsed: dict[Path, Variant] = {}
+        for spec in members:  # parents before children
             ancestors = tuple(
-                resolved[doc.path].data
-                for doc in reversed(spec.lineage[:-1])
-                if doc.path in resolved
+                parsed[doc.path] for doc in reversed(spec.lineage[:-1]) if doc.path in parsed
             )
-            variants.append(
-                Variant.parse(
-                    spec.data,
-                    spec.file,
-                    parent_spec.data["variant"]["name"] if parent_spec is not None else None,
-                    ancestors,
-                )
+            variant = Variant.parse(
+                spec.data, spec.file, ancestors, Provenance(spec.file, spec.provenance)
             )
+            parsed[spec.document.path] = variant
+            variants.append(variant)
         family_diagnostics = Diagnostics()
         _family_checks(members, variants, family_diagnostics)
         if family_diagnostics:
@@ -348,7 +342,7 @@ def build_texts(
     settings = FormatSettings.discover(out_dir)
     for inputs in load_families(list(spec_paths), warn):
         family = inputs.family
-        sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
+        sources = SourceMap(family)
         plan = plan_family(family, sources)
         base = out_dir.resolve().parent
         # A file of one variant names that variant's lineage, a family-wide file every spec.

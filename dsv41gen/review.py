@@ -43,10 +43,7 @@ def _variants(
         }
         for variant, spec in zip(inputs.family.variants, inputs.specs):
             data[variant.name] = spec.data
-            accepted = spec.data.get("review", {}).get("accepted_breaking_changes", [])
-            waivers[variant.name] = {
-                item["change"]: " ".join(item["reason"].split()) for item in accepted
-            }
+            waivers[variant.name] = dict(variant.accepted_breaking_changes)
             ancestors[variant.name] = frozenset(
                 name_of[doc.path] for doc in spec.lineage[:-1] if doc.path in name_of
             )
@@ -61,7 +58,7 @@ def _behaviours(spec_paths: list[Path]) -> dict[str, dict]:
     found: dict[str, dict] = {}
     for inputs in load_families(spec_paths):
         family = inputs.family
-        sources = SourceMap({v.name: s for v, s in zip(family.variants, inputs.specs)})
+        sources = SourceMap(family)
         found.update(variant_behaviour(family, sources))
     return found
 

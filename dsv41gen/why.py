@@ -193,7 +193,7 @@ def _rule_of(specs: list[Path], generated: Path) -> tuple[str, str]:
 
     wanted = _package_relative(generated)
     for inputs in load_families(specs):
-        sources = SourceMap({v.name: s for v, s in zip(inputs.family.variants, inputs.specs)})
+        sources = SourceMap(inputs.family)
         for output in plan_family(inputs.family, sources).files:
             if output.path == wanted:
                 return output.rule, output.template

@@ -11,20 +11,21 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from ..codegen_values import Comment
-from ..resolve import ResolvedSpec
+from ..model import Family
 
 
 class SourceMap:
-    def __init__(self, specs_by_variant: dict[str, ResolvedSpec]):
-        self._specs = specs_by_variant
+    """The family's provenance (each variant carries its own, from the typed model)."""
+
+    def __init__(self, family: Family):
+        self._provenance = {v.name: v.provenance for v in family.variants}
 
     def location(self, variant: str, *path: object):
         """file:line:column of a field as resolved for ``variant``."""
-        return self._specs[variant].where(tuple(path))
+        return self._provenance[variant].where(tuple(path))
 
     def ref(self, variant: str, *path: object) -> Comment:
         """'deepseek_v41.yaml attention_backends.X.kernel_block_sizes': the file that wrote it,
         as comment text (a spec file name or key reaches generated files only this way)."""
-        spec = self._specs[variant]
-        location = spec.where(tuple(path))
+        location = self._provenance[variant].where(tuple(path))
         return Comment(f"{PurePosixPath(location.file).name} {'.'.join(str(p) for p in path)}")
