@@ -237,6 +237,12 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
             diagnostics.add(
                 spec.where(path), dotted(path), "lists the same value twice; keep each value once"
             )
+        elif kind == "minLength" and error.validator_value > 1:
+            diagnostics.add(
+                spec.where(path),
+                dotted(path),
+                f"too short: at least {error.validator_value} characters",
+            )
         elif kind in ("minLength", "minProperties"):
             diagnostics.add(spec.where(path), dotted(path), "must not be empty")
         else:  # pragma: no cover - a schema keyword this table does not word yet

@@ -6,11 +6,11 @@ of the specs; every build must be either
 
 - rejected: exit 1, located messages, no traceback, nothing written, nothing on stderr that
   drives a terminal; or
-- inert: every generated Python file compiles, the package imports in a fresh process, the
-  generated tests pass, every generated function that formats a message runs with the values
-  that trigger each message, the C/C++ sources have exactly the code of the unmodified build
-  (the payload only reaches comments and string literals), and the canary file that the
-  code-shaped payloads would write never appears.
+- inert: every generated Python file compiles and is ruff-clean, the package imports in a
+  fresh process, the generated tests pass, every generated function that formats a message
+  runs with the values that trigger each message, the C/C++ sources have exactly the code of
+  the unmodified build (the payload only reaches comments and string literals), and the canary
+  file that the code-shaped payloads would write never appears.
 
 Builds carry many payloads at once: one build puts every payload (joined) into every field,
 then payload i + k goes to field i in rotation k. The default run takes that build and two
@@ -137,7 +137,10 @@ def seed(documents: dict[str, dict]) -> None:
     v41["speculative"]["forbidden"]["mtp"]["message"] = "seed"
     v41["review"] = {
         "accepted_breaking_changes": [
-            {"change": "deepseek_v41:hf_config.hidden_size:changed", "reason": "seed"}
+            {
+                "change": "deepseek_v41:hf_config.hidden_size:changed",
+                "reason": "a seeded reason, long enough for the schema",
+            }
         ]
     }
 
@@ -297,6 +300,12 @@ def assert_inert(out: Path, baseline_cpp: dict[str, str], canary: Path, where: s
     for py in sorted(package.rglob("*.py")):
         compile(py.read_text(encoding="utf-8"), str(py), "exec")
     assert cpp_code(out) == baseline_cpp, f"{where}: a payload changed C/C++ code"
+    lint = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--config", str(REPO / "pyproject.toml"), str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert lint.returncode == 0, f"{where}: not ruff-clean\n{lint.stdout[-3000:]}"
     modules = [
         m
         for m in (
