@@ -432,13 +432,20 @@ def terminal_text(text: object) -> str:
     return "\n".join(out)
 
 
+# What makes a comment on line 1 or 2 a source-encoding declaration (the tokenizer's own
+# pattern, PEP 263: case-sensitive, anywhere in the comment, ``fileencoding=`` included).
+_ENCODING_DECLARATION = re.compile(r"coding([:=])")
+
+
 @dataclass(frozen=True)
 class Comment(Code):
     """Free text after ``#`` or ``//``: one printable line that cannot end the comment.
 
     No line break of any kind, no control or bidi character (shown escaped), no ``*/``, no
-    ``??`` (a trigraph could spell a backslash), and no trailing backslash (a C++ line splice
-    would carry the next line into the comment).
+    ``??`` (a trigraph could spell a backslash), no trailing backslash (a C++ line splice
+    would carry the next line into the comment), and no ``coding:`` / ``coding=``: on a
+    file's first two lines (license lines, the spec paths of the header) Python takes it as
+    the file's encoding (PEP 263), and in UTF-7 the printable ``+AAo-`` is a newline.
     """
 
     raw: object
@@ -448,6 +455,7 @@ class Comment(Code):
         text = one_line(self.raw).replace("*/", "* /").replace("/*", "/ *")
         while "??" in text:
             text = text.replace("??", "? ?")
+        text = _ENCODING_DECLARATION.sub(r"coding \1", text)
         object.__setattr__(self, "_text", text.rstrip("\\ "))
 
     def __hash__(self) -> int:

@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,8 @@ def payloads(canary: Path) -> list[str]:
         "%s %d %(x)s",
         "??/ trigraph ??=",
         f"\\\n{write}",
+        # a source-encoding declaration (PEP 263), then code that UTF-7 decodes a newline around
+        f"coding: utf-7 +AAo-{write}+AAo-#",
     ]
 
 
@@ -70,10 +73,16 @@ def _schema() -> dict:
     return json.loads((REPO / "dsv41gen" / "schema.json").read_text(encoding="utf-8"))
 
 
+# Text any printable-text field takes: a pattern that accepts it limits nothing a payload needs.
+PRINTABLE_TEXT = "any text: {x} 'q' \"q\" */ #if 0 coding: utf-7 +AAo- \u202e"
+
+
 def string_fields() -> list[tuple[tuple[str, ...], bool]]:
     """(path, free) for every string-valued field and every key of a mapping the schema names:
-    '*' is any key, '[]' any list item, '<key>' the keys themselves; free means no pattern or
-    enum limits the text (such a field must take any payload inertly)."""
+    '*' is any key, '[]' any list item, '<key>' the keys themselves; free means no enum and
+    no pattern limits printable text (a pattern such as license_header's, which refuses control
+    characters only, still lets code-shaped text through: such a field must take any payload it
+    accepts inertly)."""
     schema = _schema()
     found: list[tuple[tuple[str, ...], bool]] = []
 
@@ -85,7 +94,8 @@ def string_fields() -> list[tuple[tuple[str, ...], bool]]:
         types = node.get("type")
         types = types if isinstance(types, list) else [types]
         if "string" in types or ("enum" in node and "type" not in node):
-            found.append((path, "pattern" not in node and "enum" not in node))
+            free = "enum" not in node and re.search(node.get("pattern", ""), PRINTABLE_TEXT)
+            found.append((path, bool(free)))
         for key, sub in node.get("properties", {}).items():
             walk(sub, path + (key,))
         if isinstance(node.get("additionalProperties"), dict):
@@ -134,6 +144,7 @@ def seed(documents: dict[str, dict]) -> None:
     """Optional free-text fields the real specs leave out, so that they are attacked too."""
     v4, v41 = documents[V4], documents[V41]
     v4["hf_config"]["payload_text"] = "seed"
+    v4["license_header"] = ["seed", "seed"]  # lines 1 and 2 of every file (PEP 263 reads them)
     v41["speculative"]["forbidden"]["mtp"]["message"] = "seed"
     v41["review"] = {
         "accepted_breaking_changes": [
@@ -299,6 +310,8 @@ def assert_inert(out: Path, baseline_cpp: dict[str, str], canary: Path, where: s
     package = out / "deepseek_v4"
     for py in sorted(package.rglob("*.py")):
         compile(py.read_text(encoding="utf-8"), str(py), "exec")
+        with py.open("rb") as handle:  # Python reads it as the UTF-8 just compiled (PEP 263)
+            assert tokenize.detect_encoding(handle.readline)[0] == "utf-8", f"{where}: {py}"
     assert cpp_code(out) == baseline_cpp, f"{where}: a payload changed C/C++ code"
     lint = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--config", str(REPO / "pyproject.toml"), str(out)],
