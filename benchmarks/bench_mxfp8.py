@@ -298,6 +298,23 @@ def main() -> None:
     print(json.dumps(result["targets"], indent=2))
     Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
     print("wrote", args.json)
+    _write_plot(Path(args.json))
+
+
+def _write_plot(json_path: Path) -> None:
+    """The PNG beside the JSON (benchmarks/plot.py); skipped, saying so, without matplotlib."""
+    try:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from plot import write_plot
+    finally:
+        sys.path.pop(0)
+    try:
+        print("wrote", write_plot(json_path))
+    except ImportError as error:
+        print(
+            f"no plot ({error}); pip install -e '.[plots]' and run benchmarks/plot.py",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":

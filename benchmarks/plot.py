@@ -1,0 +1,220 @@
+"""Bandwidth against size: one PNG beside each benchmark JSON, for reviewers to read in PRs.
+
+Each panel plots one kernel's effective bandwidth (bytes the op must move / time) against the
+bytes moved, with the device copy of the same run on the same axes, and vLLM's kernel where a
+measurement of it exists (in the JSON itself, or for MXFP8 the anchors DESIGN.md records,
+kept in benchmarks/results/vllm_mxfp8_anchors_h200.json and labelled as another run).
+
+The PNGs are small and byte-for-byte reproducible: matplotlib's Agg backend, a fixed size and
+dpi, the bundled DejaVu Sans font, no metadata (matplotlib writes its version as "Software"
+otherwise) and no timestamps; so a rerun on the same JSON and the same matplotlib (the `plots`
+extra pins it) changes nothing, and tests/core/test_benchmark_plots.py checks the committed
+ones.
+
+    python benchmarks/plot.py [RESULT.json ...]   # default: every result it knows how to plot
+
+Benchmark scripts call ``write_plot(json_path)`` after writing their JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results"
+VLLM_MXFP8_ANCHORS = RESULTS / "vllm_mxfp8_anchors_h200.json"
+SIZE_INCHES = (9.0, 3.4)
+DPI = 100
+STYLE = {
+    "font.family": "DejaVu Sans",
+    "font.size": 8,
+    "svg.hashsalt": "dsv41gen",  # deterministic ids should anyone save SVG
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+}
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    bytes_moved: tuple[float, ...]
+    tb_s: tuple[float, ...]
+    kind: str  # "kernel" (the generated one), "alternative", "copy", "vllm"
+
+
+@dataclass(frozen=True)
+class Panel:
+    title: str
+    series: tuple[Series, ...]
+
+
+_LOOK = {
+    "kernel": {"marker": "o", "linestyle": "-", "linewidth": 1.6},
+    "alternative": {"marker": "s", "linestyle": "--", "linewidth": 1.0},
+    "copy": {"marker": "", "linestyle": ":", "linewidth": 1.2, "color": "0.35"},
+    "vllm": {"marker": "^", "linestyle": "-.", "linewidth": 1.2, "color": "tab:red"},
+}
+
+
+def mxfp8_panels(result: dict, anchors: dict | None) -> list[Panel]:
+    """bench_mxfp8.py results: quantize row-major / swizzled and dequantize, per shape."""
+    shapes = sorted(result["shapes"], key=lambda s: s["bytes"])
+    sizes = tuple(float(s["bytes"]) for s in shapes)
+    copy_2gib = result["copy"]["tb_s"]
+    copies = [Series("device copy, 2 GiB", (sizes[0], sizes[-1]), (copy_2gib, copy_2gib), "copy")]
+    if all("copy_same_bytes" in s for s in shapes):
+        copies.append(
+            Series(
+                "device copy, same bytes",
+                sizes,
+                tuple(s["copy_same_bytes"]["tb_s"] for s in shapes),
+                "alternative",
+            )
+        )
+    vllm: list[Series] = []
+    if all("vllm" in s for s in shapes):  # measured in the same run
+        vllm.append(
+            Series("vLLM 0.33.0 kernel", sizes, tuple(s["vllm"]["tb_s"] for s in shapes), "vllm")
+        )
+    elif anchors is not None:
+        points = sorted(anchors["vllm_kernel"], key=lambda p: p["bytes"])
+        vllm.append(
+            Series(
+                "vLLM 0.33.0 kernel (DESIGN.md anchors, another run)",
+                tuple(float(p["bytes"]) for p in points),
+                tuple(p["tb_s"] for p in points),
+                "vllm",
+            )
+        )
+    panels = []
+    for key, title, with_vllm in (
+        ("quantize_row_major", "MXFP8 quantize, row-major scales", True),
+        ("quantize_swizzled", "MXFP8 quantize, swizzled 128x4 scales", True),
+        ("dequantize_bf16", "MXFP8 dequantize to bf16", False),
+    ):
+        kernel = Series("generated kernel", sizes, tuple(s[key]["tb_s"] for s in shapes), "kernel")
+        panels.append(Panel(title, (kernel, *copies, *(vllm if with_vllm else ()))))
+    return panels
+
+
+def rope_kv_panels(result: dict) -> list[Panel]:
+    """bench_rope_kv.py results: the KV-only insert per cache format (the grid rule against the
+    reduced grid), then Q + KV per padded head count."""
+    copy = result["copy_GBps"] / 1000
+
+    def series_of(rows: list[dict], prefix: str, label: str, kind: str) -> Series:
+        return Series(
+            label,
+            tuple(float(r["bytes"]) for r in rows),
+            tuple(r[f"{prefix}_GBps"] / 1000 for r in rows),
+            kind,
+        )
+
+    panels = []
+    groups: dict[str, list[dict]] = {}
+    for row in result["kv_only"]:
+        groups.setdefault(row["format"], []).append(row)
+    q_groups: dict[tuple, list[dict]] = {}
+    for row in result.get("q_kv", []):
+        q_groups.setdefault((row["format"], row["heads"]), []).append(row)
+    titled = [(f"KV-only insert, {fmt}", rows) for fmt, rows in sorted(groups.items())]
+    titled += [(f"Q + KV, {fmt}, {h} Q heads", rows) for (fmt, h), rows in sorted(q_groups.items())]
+    for title, rows in titled:
+        rows = sorted(rows, key=lambda r: r["bytes"])
+        series = [
+            series_of(rows, "rule", "generated kernel (grid rule)", "kernel"),
+            series_of(rows, "reduced", "reduced grid", "alternative"),
+        ]
+        if all("vllm_GBps" in r for r in rows):
+            series.append(series_of(rows, "vllm", "vLLM 0.33.0 kernel", "vllm"))
+        sizes = (float(rows[0]["bytes"]), float(rows[-1]["bytes"]))
+        series.append(Series("device copy", sizes, (copy, copy), "copy"))
+        panels.append(Panel(title, tuple(series)))
+    return panels
+
+
+def panels_for(result: dict) -> list[Panel] | None:
+    """The panels of a result file this module knows, else None."""
+    if "shapes" in result and "copy" in result and isinstance(result["shapes"], list):
+        if (
+            result["shapes"]
+            and isinstance(result["shapes"][0], dict)
+            and "quantize_row_major" in result["shapes"][0]
+        ):
+            anchors = (
+                json.loads(VLLM_MXFP8_ANCHORS.read_text()) if VLLM_MXFP8_ANCHORS.is_file() else None
+            )
+            return mxfp8_panels(result, anchors)
+    if "kv_only" in result and "copy_GBps" in result:
+        return rope_kv_panels(result)
+    return None
+
+
+def render_png(panels: list[Panel], title: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    columns = 3
+    rows = (len(panels) + columns - 1) // columns
+    with matplotlib.rc_context(STYLE):
+        figure, axes = plt.subplots(
+            rows,
+            columns,
+            figsize=(SIZE_INCHES[0], SIZE_INCHES[1] * rows),
+            dpi=DPI,
+            squeeze=False,
+        )
+        for ax, panel in zip(axes.flat, panels):
+            for series in panel.series:
+                ax.plot(
+                    [b / 2**20 for b in series.bytes_moved],
+                    series.tb_s,
+                    label=series.label,
+                    **_LOOK[series.kind],
+                )
+            ax.set_xscale("log", base=2)
+            ax.set_title(panel.title)
+            ax.set_xlabel("bytes moved (MiB)")
+            ax.set_ylabel("TB/s")
+            ax.set_ylim(bottom=0)
+            ax.legend(loc="best", fontsize=6)
+        for ax in list(axes.flat)[len(panels) :]:
+            ax.set_visible(False)
+        figure.suptitle(title)
+        figure.tight_layout()
+        figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+        plt.close(figure)
+
+
+def write_plot(json_path: Path) -> Path | None:
+    """Write <json>.png beside a result file; None when its format is not one plotted here."""
+    result = json.loads(Path(json_path).read_text())
+    panels = panels_for(result)
+    if panels is None:
+        return None
+    png = Path(json_path).with_suffix(".png")
+    where = " · ".join(
+        str(result[k]) for k in ("gpu", "date", "torch", "triton", "cuda") if k in result
+    )
+    render_png(panels, f"{Path(json_path).stem}  ({where})", png)
+    return png
+
+
+def main(argv: list[str]) -> int:
+    paths = [Path(a) for a in argv] or sorted(RESULTS.glob("*.json"))
+    for path in paths:
+        png = write_plot(path)
+        if png is not None:
+            print(png)
+        elif argv:
+            print(f"{path}: not a result format benchmarks/plot.py knows", file=sys.stderr)
+            return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

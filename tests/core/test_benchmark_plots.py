@@ -1,0 +1,58 @@
+"""Every benchmark JSON that benchmarks/plot.py knows has its PNG committed beside it, and
+replotting it reproduces the PNG byte for byte (fixed size, dpi, font; no metadata)."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import struct
+import sys
+
+import pytest
+from corehelpers import REPO
+
+RESULTS = REPO / "benchmarks" / "results"
+PINNED = "3.11.2"  # the `plots` extra: committed PNGs are rendered by this matplotlib
+
+
+def _plot_module():
+    spec = importlib.util.spec_from_file_location("benchmark_plot", REPO / "benchmarks" / "plot.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _chunks(png: bytes) -> list[bytes]:
+    names, at = [], 8
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        names.append(png[at + 4 : at + 8])
+        at += 12 + length
+    return names
+
+
+@pytest.mark.slow
+def test_committed_plots_are_reproduced_byte_for_byte(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib", reason="pip install -e '.[plots]'")
+    assert matplotlib.__version__ == PINNED, (
+        f"matplotlib {matplotlib.__version__} is installed; the committed PNGs are {PINNED}'s"
+    )
+    plot = _plot_module()
+    plotted = 0
+    for result in sorted(RESULTS.glob("*.json")):
+        copy = tmp_path / result.name
+        shutil.copy(result, copy)
+        png = plot.write_plot(copy)
+        if png is None:
+            continue
+        plotted += 1
+        committed = result.with_suffix(".png")
+        assert committed.is_file(), f"{committed.name} missing: run python benchmarks/plot.py"
+        fresh = png.read_bytes()
+        assert fresh == committed.read_bytes(), (
+            f"{committed.name} is stale: rerun benchmarks/plot.py"
+        )
+        assert b"tEXt" not in _chunks(fresh) and b"tIME" not in _chunks(fresh)
+        assert len(fresh) < 150_000
+    assert plotted >= 2  # the MXFP8 and the RoPE + KV results at least
