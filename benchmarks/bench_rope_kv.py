@@ -25,6 +25,7 @@ import math
 import statistics
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 import torch
@@ -57,11 +58,17 @@ def load_variant(variant: str, build_root: str | None):
     else:
         src, build = Path(tempfile.mkdtemp(prefix=f"rope_kv_{variant}_")), None
     write_rope_kv(plan, src)
+    # The sources directory as a package: a variant's reference imports the family's shared
+    # one relatively.
+    package = types.ModuleType(f"_rope_kv_src_{variant}")
+    package.__path__ = [str(src)]
+    sys.modules[package.__name__] = package
     modules = []
     for name in (plan.loader_module, plan.reference_module):
-        module_spec = importlib.util.spec_from_file_location(name, src / f"{name}.py")
+        full = f"{package.__name__}.{name}"
+        module_spec = importlib.util.spec_from_file_location(full, src / f"{name}.py")
         module = importlib.util.module_from_spec(module_spec)
-        sys.modules[name] = module  # dataclasses look their module up by name
+        sys.modules[full] = module  # dataclasses look their module up by name
         module_spec.loader.exec_module(module)
         modules.append(module)
     loader, reference = modules

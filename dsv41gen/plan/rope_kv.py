@@ -1057,6 +1057,9 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
         ),
         SourceFile("cuda/rope_kv_bindings.cpp.j2", f"{csrc_dir}/rope_kv_bindings.cpp", -1),
         SourceFile("python/rope_kv_loader.py.j2", f"rope_kv_{variant_name}_loader.py", -1),
+        # The reference's arithmetic is one ordinary source file (dsv41gen/kernels), copied for
+        # the family; each variant's module only configures it.
+        SourceFile("kernels/rope_kv_reference.py", "rope_kv_reference.py", -1, shared=True),
         SourceFile("python/rope_kv_reference.py.j2", f"rope_kv_{variant_name}_reference.py", -1),
     )
     cutoff = kernel.num_token_cutoff

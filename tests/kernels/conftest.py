@@ -46,13 +46,25 @@ def mxfp8_plan():
     return plan_mxfp8(_mxfp8_format(), "mxfp8")
 
 
-def _import_rendered(directory: Path, name: str):
-    path = directory / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_rendered_{name}", path)
+def import_rendered(directory: Path, name: str):
+    """directory/name.py, imported as a module of a package made of ``directory``, so that its
+    relative imports resolve (a variant's reference configures the family's shared one)."""
+    import hashlib
+    import types
+
+    package = "_rendered_" + hashlib.sha256(str(directory).encode()).hexdigest()[:12]
+    if package not in sys.modules:
+        module = types.ModuleType(package)
+        module.__path__ = [str(directory)]
+        sys.modules[package] = module
+    spec = importlib.util.spec_from_file_location(f"{package}.{name}", directory / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # triton.jit needs the module importable by name
+    sys.modules[spec.name] = module  # triton.jit and dataclasses need the module by name
     spec.loader.exec_module(module)
     return module
+
+
+_import_rendered = import_rendered
 
 
 @pytest.fixture(scope="session")

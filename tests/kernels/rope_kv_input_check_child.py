@@ -11,6 +11,7 @@ import importlib.util
 import json
 import os
 import sys
+from pathlib import Path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -29,7 +30,7 @@ def main() -> int:
     from dsv41gen.plan.rope_kv import plan_rope_kv
 
     sys.path.insert(0, HERE)
-    from conftest import rope_kv_kernel_spec
+    from conftest import import_rendered, rope_kv_kernel_spec
 
     tests = _import(os.path.join(HERE, "test_rope_kv_gpu.py"), "_rope_kv_gpu_tests")
     ops, refs = {}, {}
@@ -38,7 +39,7 @@ def main() -> int:
         src = spec["sources"][variant]
         loader = _import(os.path.join(src, f"{plan.loader_module}.py"), plan.loader_module)
         ops[variant] = loader.load(build_directory=spec["builds"][variant])
-        refs[variant] = _import(os.path.join(src, f"{plan.reference_module}.py"), f"_ref_{variant}")
+        refs[variant] = import_rendered(Path(src), plan.reference_module)
     variant, fmt, change, message = tests.INPUT_CHECKS[spec["index"]]
     tests.input_check_case(ops, refs, variant, fmt, change, message)
     print(f"ok: {variant} {fmt} {change} raised {message!r}")

@@ -1,0 +1,234 @@
+"""Pure-torch reference of the fused RoPE + KV insert: the test oracle, shared by every variant.
+
+It computes, bit for bit, what a variant's CUDA ops write, on any device. A variant's generated
+``rope_kv_<variant>_reference`` module holds what its spec decides (the dimensions, the fp8
+bound, the cache formats) and configures one ``RopeKvReference`` with it.
+
+Rounding, step by step (the kernels use the same explicitly rounded fp32 operations):
+
+- inputs widen exactly to fp32; RoPE is GPT-J interleaved on dims [nope_dim, head_dim): pair i is
+  (x1, x2) = dims (nope_dim + 2i, nope_dim + 2i + 1), out = (x1*cos - x2*sin, x2*cos + x1*sin),
+  each product and sum rounded to fp32, cos / sin = cos_sin_cache[position, i] / [rope_dim/2 + i];
+- the Q RMSNorm (no weight) is x * (1 / sqrt(mean(x^2) + eps)), where the sum of squares runs in
+  the kernel's order: 32 lanes each add head_dim / 32 consecutive squares in order, then a
+  butterfly over the lanes; Q is rounded once, to its input dtype, at the end;
+- UE8M0 block scales (MX rule): amax = max(max|x|, fp32 tiny); the scale byte is
+  clamp(ceil(log2(amax / fp8_max)) + e8m0_bias, e8m0_min, e8m0_max), read exactly off amax's
+  exponent and mantissa bits (no rounded division); values are multiplied by 2^(127 - byte),
+  built from its bits, then rounded to nearest-even e4m3 and saturated to +-fp8_max;
+- a per-tensor fp8 cache stores e4m3(x / scale) with IEEE division, saturated;
+- bf16 cache values are the fp32 values rounded to nearest-even bf16.
+
+Non-finite inputs and positions outside cos_sin_cache are outside the contract.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+LANES = 32  # one warp owns one row
+FP32_TINY = torch.finfo(torch.float32).tiny
+
+
+@dataclass(frozen=True)
+class CacheFormat:
+    name: str
+    cache_dtype: torch.dtype
+    kv_mxfp8: bool  # the value of the op's kv_mxfp8 argument that selects this format
+    record_width: int  # k_cache.size(2)
+    fp8_values: int  # e4m3 values first ...
+    bf16_values: int  # ... then bf16 values
+    scale_group: int  # values per UE8M0 scale; 0: none
+    scale_bytes: int  # UE8M0 bytes per token, padding included
+    per_tensor_scale: bool
+    token_data_then_scales: bool  # per block: block_size token records, then the scales
+    data_bytes: int  # bytes of one token record, scales excluded
+
+
+@dataclass(frozen=True)
+class RopeKvReference:
+    """One variant's reference, configured with what its spec decides."""
+
+    variant: str
+    head_dim: int
+    nope_dim: int
+    rope_dim: int
+    fp8_max: float
+    # fp8_max = (1 + fp8_max_mantissa / 2^23) * 2^fp8_max_exponent
+    fp8_max_exponent: int
+    fp8_max_mantissa: int
+    e8m0_bias: int
+    e8m0_min: int
+    e8m0_max: int
+    cache_formats: tuple[CacheFormat, ...]
+
+    def cache_format(self, k_cache: torch.Tensor, kv_mxfp8: bool) -> CacheFormat:
+        """The format the ops pick for this cache tensor and kv_mxfp8."""
+        for fmt in self.cache_formats:
+            if fmt.cache_dtype == k_cache.dtype and fmt.kv_mxfp8 == kv_mxfp8:
+                return fmt
+        raise ValueError(
+            f"{self.variant} has no cache format for {k_cache.dtype} with kv_mxfp8={kv_mxfp8}"
+        )
+
+    def rope(self, x: torch.Tensor, cos_sin: torch.Tensor) -> torch.Tensor:
+        """GPT-J interleaved RoPE of fp32 x [..., rope_dim] with cos_sin [..., rope_dim] rows."""
+        half = self.rope_dim // 2
+        pairs = x.unflatten(-1, (half, 2))
+        x1, x2 = pairs[..., 0], pairs[..., 1]
+        cos, sin = cos_sin[..., :half], cos_sin[..., half:]
+        return torch.stack((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1).flatten(-2)
+
+    def inverse_rms(self, x: torch.Tensor, eps: float) -> torch.Tensor:
+        """1 / sqrt(mean(x^2) + eps) over the last dim of fp32 x, summed in the kernel's order."""
+        values_per_lane = self.head_dim // LANES
+        squares = (x * x).unflatten(-1, (LANES, values_per_lane))
+        total = squares[..., 0]
+        for i in range(1, values_per_lane):
+            total = total + squares[..., i]
+        lane = torch.arange(LANES, device=x.device)
+        offset = LANES // 2
+        while offset:
+            total = total + total[..., lane ^ offset]
+            offset //= 2
+        return torch.sqrt(total[..., 0] / self.head_dim + eps).reciprocal()
+
+    def ue8m0_scale(self, amax: torch.Tensor) -> torch.Tensor:
+        """UE8M0 scale bytes (int32) of fp32 block maxima: ceil(log2(amax / fp8_max)) + bias,
+        exact."""
+        bits = torch.clamp_min(amax, FP32_TINY).view(torch.int32)
+        round_up = ((bits & 0x7FFFFF) > self.fp8_max_mantissa).to(torch.int32)
+        scale = (bits >> 23) - self.fp8_max_exponent + round_up
+        return scale.clamp(self.e8m0_min, self.e8m0_max)
+
+    def ue8m0_reciprocal(self, scale: torch.Tensor) -> torch.Tensor:
+        """2^(e8m0_bias - scale) as fp32, built from its bits."""
+        return ((2 * self.e8m0_bias - scale) << 23).view(torch.float32)
+
+    def to_e4m3(self, x: torch.Tensor) -> torch.Tensor:
+        """Round-to-nearest-even e4m3 bytes of fp32 x, saturated to +-fp8_max."""
+        return x.clamp(-self.fp8_max, self.fp8_max).to(torch.float8_e4m3fn).view(torch.uint8)
+
+    def encode_kv(
+        self, x: torch.Tensor, fmt: CacheFormat, fp8_scale: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Token records (uint8 [n, data_bytes]) and scale records (uint8 [n, scale_bytes] or
+        None) of fp32 rows x [n, head_dim] that RoPE has already been applied to."""
+        parts = []
+        scales = None
+        if fmt.fp8_values:
+            values = x[:, : fmt.fp8_values]
+            if fmt.scale_group:
+                groups = values.unflatten(1, (-1, fmt.scale_group))
+                scale = self.ue8m0_scale(groups.abs().amax(dim=-1))
+                scaled = groups * self.ue8m0_reciprocal(scale).unsqueeze(-1)
+                parts.append(self.to_e4m3(scaled).flatten(1))
+                padding = scale.new_zeros(scale.shape[0], fmt.scale_bytes - scale.shape[1])
+                scales = torch.cat((scale, padding), dim=1).to(torch.uint8)
+            else:
+                if fp8_scale is None:
+                    raise ValueError(
+                        f"the {fmt.name} cache format needs fp8_scale (its per-tensor scale)"
+                    )
+                parts.append(self.to_e4m3(values / fp8_scale))
+        if fmt.bf16_values:
+            parts.append(x[:, fmt.fp8_values :].to(torch.bfloat16).view(torch.uint8))
+        return torch.cat(parts, dim=1), scales
+
+    def kv_rope_insert(
+        self,
+        kv: torch.Tensor,
+        k_cache: torch.Tensor,
+        slot_mapping: torch.Tensor,
+        position_ids: torch.Tensor,
+        cos_sin_cache: torch.Tensor,
+        cache_block_size: int,
+        fp8_scale: torch.Tensor | None = None,
+        kv_mxfp8: bool = False,
+    ) -> None:
+        """Reference of the KV-only insert op: writes k_cache in place.
+
+        Rows >= len(slot_mapping) and rows with a negative slot are not written; kv is only
+        read.
+        """
+        fmt = self.cache_format(k_cache, kv_mxfp8)
+        rows = slot_mapping.shape[0]
+        keep = slot_mapping >= 0
+        x = kv[:rows].float()
+        nope = self.nope_dim
+        x[:, nope:] = self.rope(x[:, nope:], cos_sin_cache[position_ids[:rows]])
+        data, scales = self.encode_kv(x[keep], fmt, fp8_scale)
+        slots = slot_mapping[keep]
+        block = slots // cache_block_size
+        offset = slots % cache_block_size
+        raw = k_cache.view(torch.uint8)  # [num_blocks, block_size, record bytes], in bytes
+        if fmt.token_data_then_scales:
+            records = raw.as_strided(
+                (raw.shape[0], cache_block_size, fmt.data_bytes),
+                (raw.stride(0), fmt.data_bytes, 1),
+            )
+            records[block, offset] = data
+            scale_records = raw.as_strided(
+                (raw.shape[0], cache_block_size, fmt.scale_bytes),
+                (raw.stride(0), fmt.scale_bytes, 1),
+                raw.storage_offset() + cache_block_size * fmt.data_bytes,
+            )
+            assert scales is not None  # a format with token data then scales has a scale group
+            scale_records[block, offset] = scales
+        else:
+            raw[block, offset] = data
+
+    def rotate_q(
+        self,
+        q_in: torch.Tensor,
+        position_ids: torch.Tensor,
+        cos_sin_cache: torch.Tensor,
+        q_head_padded: int,
+        eps: float,
+        apply_q_norm: bool,
+    ) -> torch.Tensor:
+        """The q_out that the Q RMSNorm + RoPE + KV insert op writes.
+
+        Shape [tokens, q_head_padded, head_dim] in q_in's dtype; heads past q_in's are zero.
+        """
+        tokens, heads, _ = q_in.shape
+        x = q_in.float()
+        if apply_q_norm:
+            x = x * self.inverse_rms(x, eps).unsqueeze(-1)
+        cos_sin = cos_sin_cache[position_ids[:tokens]].unsqueeze(1)
+        x[..., self.nope_dim :] = self.rope(x[..., self.nope_dim :], cos_sin)
+        q_out = q_in.new_zeros(tokens, q_head_padded, self.head_dim)
+        q_out[:, :heads] = x.to(q_in.dtype)
+        return q_out
+
+    def qnorm_rope_kv_insert(
+        self,
+        q_in: torch.Tensor,
+        q_out: torch.Tensor,
+        kv: torch.Tensor,
+        k_cache: torch.Tensor,
+        slot_mapping: torch.Tensor,
+        position_ids: torch.Tensor,
+        cos_sin_cache: torch.Tensor,
+        q_head_padded: int,
+        eps: float,
+        apply_q_norm: bool,
+        cache_block_size: int,
+        fp8_scale: torch.Tensor | None = None,
+        kv_mxfp8: bool = False,
+    ) -> None:
+        """Reference of the Q RMSNorm + RoPE + KV insert op: writes q_out and k_cache in place."""
+        rotated = self.rotate_q(q_in, position_ids, cos_sin_cache, q_head_padded, eps, apply_q_norm)
+        q_out.copy_(rotated)
+        self.kv_rope_insert(
+            kv,
+            k_cache,
+            slot_mapping,
+            position_ids,
+            cos_sin_cache,
+            cache_block_size,
+            fp8_scale,
+            kv_mxfp8,
+        )
