@@ -136,19 +136,22 @@ class DottedPath(Code):
 
 
 def _py_literal(value: object) -> str:
+    # The base types' own repr: a subclass (an IntEnum, markupsafe.Markup, ...) may print
+    # something that is not a literal at all.
     if value is None or isinstance(value, bool):
-        return repr(value)
+        return repr(bool(value)) if value is not None else "None"
     if isinstance(value, int):
-        return repr(value)
+        return int.__repr__(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise CodegenValueError(f"{value!r} has no Python literal")
-        text = repr(value)
+        text = float.__repr__(value)
         if float(text) != value:  # repr round-trips; this guards the guarantee
             raise CodegenValueError(f"{value!r} does not round-trip through repr")
         return text
     if isinstance(value, str):
-        text = repr(value)  # escapes quotes, backslashes and every non-printable character
+        value = str(value)  # a subclass's __str__ aside: the characters themselves
+        text = str.__repr__(value)  # escapes quotes, backslashes and every unprintable char
         if text[0] == "'" and '"' not in value:
             # repr chose ' because value has no ' either: the same body in the double quotes
             # the formatter prefers

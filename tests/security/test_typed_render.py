@@ -227,3 +227,18 @@ def test_cpp_string_and_comment_are_inert_for_a_real_compiler(tmp_path):
     src.write_text("\n".join(lines) + "\n")
     subprocess.run(["c++", "-std=c++14", "-o", str(tmp_path / "t"), str(src)], check=True)
     assert subprocess.run([str(tmp_path / "t")]).returncode == 0
+
+
+def test_py_literal_does_not_trust_a_subclass_repr():
+    import enum
+
+    class Level(enum.IntEnum):
+        HIGH = 3
+
+    class Sneaky(str):
+        def __repr__(self) -> str:
+            return "__import__('os').system('true')"
+
+    assert PyLiteral(Level.HIGH).text == "3"
+    assert PyLiteral(Sneaky("x")).text == '"x"'
+    assert PyLiteral((Sneaky("a"),)).text == '("a",)'
