@@ -242,3 +242,29 @@ def test_py_literal_does_not_trust_a_subclass_repr():
     assert PyLiteral(Level.HIGH).text == "3"
     assert PyLiteral(Sneaky("x")).text == '"x"'
     assert PyLiteral((Sneaky("a"),)).text == '("a",)'
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc on this machine")
+def test_cpp_string_and_comment_are_inert_for_nvcc(tmp_path):
+    """nvcc lexes host and device code itself (cudafe): every text in a comment and in a string
+    literal, in a kernel and in host code; the host part then compares the bytes (no GPU needed:
+    the kernel is compiled, never launched)."""
+    kernel = ["__global__ void lengths(int* out) {", "  int n = 0;"]
+    host = ["#include <cstdio>", "#include <cstring>", "int main() {", "  int bad = 0;"]
+    for i, text in enumerate(NASTY):
+        comment, literal, raw = Comment(text).text, CppString(text).text, text.encode()
+        kernel += [f"  // {comment}", f"  n += sizeof({literal}) == {len(raw) + 1};  // {comment}"]
+        expected = ", ".join(str(b) for b in raw) or "0"
+        host.append(
+            f"  {{ const char got[] = {literal}; const unsigned char want[] = {{{expected}}};"
+            f" if (sizeof(got) != {len(raw) + 1} || std::memcmp(got, want, {len(raw)}) != 0)"
+            f' {{ std::printf("%d\\n", {i}); ++bad; }} }}  // {comment}'
+        )
+    kernel += ["  *out = n;", "}"]
+    host += ["  return bad;", "}"]
+    src = tmp_path / "probe.cu"
+    src.write_text("\n".join(kernel + host) + "\n")
+    for std in ("c++14", "c++17"):
+        binary = tmp_path / f"probe_{std}"
+        subprocess.run(["nvcc", f"-std={std}", "-o", str(binary), str(src)], check=True)
+        assert subprocess.run([str(binary)]).returncode == 0
