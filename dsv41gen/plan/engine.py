@@ -45,14 +45,14 @@ ENGINE_DISTRIBUTION = "vllm"
 @dataclass(frozen=True)
 class EngineFunction:
     module: str
-    owner: str  # the class that defines the function
+    owner: str  # the class that defines the function; "" for a module-level table (a dict)
     attribute: str
     static: bool  # a staticmethod (True) or a plain method taking self (False)
     parameters: tuple[str, ...]  # inspect.signature(...).parameters, in order
 
     @property
     def qualified(self) -> str:
-        return f"{self.module}.{self.owner}.{self.attribute}"
+        return ".".join(p for p in (self.module, self.owner, self.attribute) if p)
 
 
 # Builds every draft's HF config; rewrites a target-checkpoint (MTP) draft's model_type,
@@ -73,6 +73,11 @@ SPECULATIVE_CONFIG_POST_INIT = EngineFunction(
 # (vllm/config/vllm.py); the last word on both.
 VLLM_CONFIG_POST_INIT = EngineFunction(
     "vllm.config.vllm", "VllmConfig", "__post_init__", False, ("self",)
+)
+# model_type -> HF config class, consulted before transformers' AutoConfig
+# (vllm/transformers_utils/config.py): a model_type neither knows cannot be loaded at all.
+HF_CONFIG_REGISTRY = EngineFunction(
+    "vllm.transformers_utils.config", "", "_CONFIG_REGISTRY", False, ()
 )
 # Out-of-tree architectures enter the registry here (vllm/model_executor/models/registry.py).
 REGISTER_MODEL = EngineFunction(

@@ -21,6 +21,7 @@ from .sources import SourceMap
 
 class SiteName(enum.Enum):
     REGISTRY = "registry"
+    HF_CONFIG_CLASS = "hf_config_class"
     DRAFT_REWRITE = "speculative.draft_rewrite"
     SPECULATIVE_CONFIG = "speculative.config"
     RUNNER_MODES = "runner.forbidden_modes"
@@ -70,6 +71,9 @@ class PluginPlan:
     unhooked: tuple[UnhookedSite, ...]
     # speculative methods whose draft takes the target's quantization (the dispatch site names)
     quantization_methods: tuple[str, ...]
+    # (model_type, the parent variant's model_type, source): whose HF config class a variant's
+    # config takes when the engine knows no class for its own model_type
+    config_parents: tuple[tuple[str, str, Comment], ...]
 
     @property
     def py(self) -> LiteralView:
@@ -99,6 +103,10 @@ class PluginPlan:
             (PyLiteral(m), Identifier(f"{m}_inherits_target_quantization"))
             for m in self.quantization_methods
         )
+
+    @property
+    def config_parent_rows(self) -> tuple[tuple[PyLiteral, PyLiteral, Comment], ...]:
+        return tuple((PyLiteral(m), PyLiteral(p), s) for m, p, s in self.config_parents)
 
     def has(self, name: str) -> bool:
         return any(site.name == name for site in self.hooked)
@@ -162,6 +170,27 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
             sources.ref(root.name, "architectures"),
         )
     ]
+    by_name = {v.name: v for v in family.variants}
+    config_parents = tuple(
+        (
+            v.model_type,
+            by_name[v.parent].model_type,
+            sources.ref(v.name, "variant", "model_type"),
+        )
+        for v in family.variants
+        if v.parent is not None
+    )
+    if config_parents:
+        hooked.append(
+            HookedSite(
+                SiteName.HF_CONFIG_CLASS.value,
+                engine.HF_CONFIG_REGISTRY,
+                "add_config_classes",
+                True,
+                ("variant.model_type", "extends"),
+                config_parents[0][2],
+            )
+        )
     if Method.MTP in methods:
         hooked.append(
             HookedSite(
@@ -222,6 +251,7 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
         hooked=tuple(hooked),
         unhooked=_unhooked(family),
         quantization_methods=_methods_with(family, "inherits_target_quantization"),
+        config_parents=config_parents,
     )
 
 
@@ -272,7 +302,12 @@ def site_table(plan: PluginPlan) -> list[list[str]]:
     """Rows for ``explain``: site, vLLM function, hook, spec fields read."""
     rows = []
     for site in plan.hooked:
-        hook = f"plugin.{site.hook}" if site.replaces else "registry.register (calls it)"
+        if site.target.owner == "":
+            hook = f"plugin.{site.hook} (adds the family's model_types the engine lacks)"
+        elif site.replaces:
+            hook = f"plugin.{site.hook}"
+        else:
+            hook = "registry.register (calls it)"
         rows.append([site.name, site.target.qualified, hook, ", ".join(site.reads)])
     for site in plan.unhooked:
         rows.append([site.name, site.where, "not hooked: " + site.reason, ", ".join(site.reads)])

@@ -89,8 +89,10 @@ def run_vllm_config(case: dict) -> dict:
 
     os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "1" if case["runner"] == "v2" else "0"
     target = _model_config(case)
-    compilation = CompilationConfig(cudagraph_mode=case["cudagraph_mode"])
-    config = VllmConfig(model_config=target, compilation_config=compilation)
+    given = {"cudagraph_mode": case["cudagraph_mode"], "mode": case.get("compilation_mode")}
+    compilation = CompilationConfig(**{k: v for k, v in given.items() if v is not None})
+    with pretending_cuda(case.get("device", "9.0")):
+        config = VllmConfig(model_config=target, compilation_config=compilation)
     return {
         "outcome": "ok",
         "values": {
@@ -109,11 +111,69 @@ def run_registry(case: dict) -> dict:
     }
 
 
+def run_block_sizes(case: dict) -> dict:
+    """A backend class's kernel block sizes on a pretended device."""
+    import importlib
+
+    module, _, name = case["backend"].partition(":")
+    backend = getattr(importlib.import_module(module), name)
+    with pretending_cuda(case["device"]):
+        sizes = backend.get_supported_kernel_block_sizes()
+    return {
+        "outcome": "ok",
+        "values": {
+            "sizes": [s if isinstance(s, int) else repr(s) for s in sizes],
+            "name": backend.get_name(),
+            "bases": [f"{b.__module__}:{b.__qualname__}" for b in backend.__mro__[1:]],
+        },
+    }
+
+
 RUNNERS = {
     "speculative": run_speculative,
     "vllm_config": run_vllm_config,
     "registry": run_registry,
+    "block_sizes": run_block_sizes,
 }
+
+# vLLM 0.33.0 objects a plugin may replace or fill; the driver reports which ones a load
+# changed (facts about vLLM, not about the plugin).
+WATCHED = (
+    ("vllm.config.speculative", "SpeculativeConfig", "hf_config_override"),
+    ("vllm.config.speculative", "SpeculativeConfig", "__post_init__"),
+    ("vllm.config.vllm", "VllmConfig", "__post_init__"),
+)
+
+
+def _watched() -> dict[str, object]:
+    import importlib
+
+    from vllm.transformers_utils.config import _CONFIG_REGISTRY
+
+    seen: dict[str, object] = {
+        f"{m}.{o}.{a}": importlib.import_module(m).__dict__[o].__dict__.get(a)
+        for m, o, a in WATCHED
+    }
+    seen["_CONFIG_REGISTRY"] = tuple(sorted(dict.keys(_CONFIG_REGISTRY)))
+    return seen
+
+
+def load_plugins() -> dict:
+    """vLLM's own load_general_plugins(), as vLLM calls it at start; what it raised, and which
+    watched vLLM objects it changed."""
+    from vllm.plugins import load_general_plugins
+
+    before = _watched()
+    try:
+        load_general_plugins()
+        outcome = {"outcome": "ok"}
+    except Exception as error:
+        outcome = _error(error)
+    after = _watched()
+    outcome["changed"] = sorted(
+        k for k in before if before[k] is not after[k] and before[k] != after[k]
+    )
+    return outcome
 
 
 def run(case: dict) -> dict:
@@ -124,16 +184,22 @@ def run(case: dict) -> dict:
         return _error(error)
 
 
-def pretend_cuda(capability: str) -> None:
-    """Make vLLM's current platform a CUDA one reporting ``capability`` ("9.0"), before
-    anything else of vLLM binds current_platform. vllm.platforms.cuda loads the compiled
-    extension, which needs libcuda; vLLM's Platform base class with the CUDA enum does not."""
+@contextlib.contextmanager
+def pretending_cuda(capability: str):
+    """vLLM's current platform object answers as a CUDA device of ``capability`` ("9.0")
+    while the block runs. vllm.platforms.cuda cannot be imported here (it loads the compiled
+    extension, which needs libcuda), so the platform object keeps its class's code and gets
+    the CUDA enum, the capability and CUDA graph support; vLLM's own Platform methods
+    (is_cuda_alike, is_device_capability_family, ...) answer from those. Only what is built
+    inside the block sees the device: model configs are built outside it, as on a host."""
     import vllm.platforms
-    from vllm.platforms.interface import DeviceCapability, Platform, PlatformEnum
+    from vllm.platforms.interface import DeviceCapability, PlatformEnum
 
+    platform = vllm.platforms.current_platform
+    original = type(platform)
     major, minor = (int(part) for part in capability.split("."))
 
-    class PretendCuda(Platform):
+    class PretendCuda(original):
         _enum = PlatformEnum.CUDA
         device_name = "cuda"
         device_type = "cuda"
@@ -151,7 +217,11 @@ def pretend_cuda(capability: str) -> None:
         def support_static_graph_mode(cls) -> bool:
             return True  # CUDA graphs, as on the device pretended
 
-    vllm.platforms.current_platform = PretendCuda()
+    platform.__class__ = PretendCuda
+    try:
+        yield
+    finally:
+        platform.__class__ = original
 
 
 def inspect_without_cuda() -> None:
@@ -196,16 +266,12 @@ def inspect_without_cuda() -> None:
 def main() -> int:
     logging.disable(logging.WARNING)
     cases = json.loads(open(sys.argv[1], encoding="utf-8").read())
-    for arg in sys.argv[2:]:
-        if arg.startswith("--cuda="):
-            pretend_cuda(arg.removeprefix("--cuda="))
     inspect_without_cuda()
-    if "--plugin" in sys.argv[2:]:
-        from vllm.plugins import load_general_plugins
-
-        load_general_plugins()
-    results = [run(case) for case in cases]
-    sys.stdout.write(json.dumps(results))
+    # Statements a test runs first: to change vLLM the way another release would.
+    exec(os.environ.get("DSV41GEN_DRIVER_PRELUDE", ""), {})
+    load = load_plugins() if "--plugin" in sys.argv[2:] else None
+    results = [] if load is not None and load["outcome"] != "ok" else [run(c) for c in cases]
+    sys.stdout.write(json.dumps({"load": load, "results": results}))
     return 0
 
 
