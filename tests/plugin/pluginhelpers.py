@@ -1,0 +1,109 @@
+"""Helpers of the plugin tests: the vLLM venv, building and installing the family package,
+model directories, and the driver that runs vLLM in a fresh process (see conftest.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SPECS = REPO / "specs"
+DRIVER = Path(__file__).resolve().parent / "vllm_driver.py"
+VENV_VARIABLE = "DSV41GEN_VLLM_VENV"
+DEFAULT_VENV = REPO / ".cache" / "vllm-0.33.0-venv"
+
+
+STAMP = ".dsv41gen-conformance-stamp"  # written by scripts/conformance_venv.sh once it works
+
+
+def vllm_venv() -> Path | None:
+    venv = Path(os.environ.get(VENV_VARIABLE) or DEFAULT_VENV)
+    return venv if (venv / STAMP).is_file() and (venv / "bin" / "python").exists() else None
+
+
+class Driver:
+    def __init__(self, vllm_python: Path, cache: Path):
+        self.python = vllm_python
+        self.cache = cache  # VLLM_CACHE_ROOT: model-class inspections are cached across runs
+
+    def run(self, cases: list[dict], site: Path | None, tmp: Path, *prelude: str) -> dict:
+        """``{"load": ..., "results": [...]}`` for ``cases`` in a fresh process: stock vLLM
+        (site None, load None) or with the plugin at ``site`` loaded through vLLM's
+        load_general_plugins() (load: its outcome and the vLLM objects it changed; no results
+        when it failed). ``prelude``: Python statements run first, before the plugin loads."""
+        tmp.mkdir(parents=True, exist_ok=True)
+        cases_file = tmp / "cases.json"
+        cases_file.write_text(json.dumps(cases))
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VLLM_PLUGINS")}
+        env["VLLM_CACHE_ROOT"] = str(self.cache)
+        env["DSV41GEN_DRIVER_PRELUDE"] = "\n".join(prelude)
+        args = [str(self.python), str(DRIVER), str(cases_file)]
+        if site is not None:
+            env["PYTHONPATH"] = str(site)
+            args.append("--plugin")
+        result = subprocess.run(args, capture_output=True, text=True, env=env, timeout=900)
+        if result.returncode != 0:
+            raise DriverFailed(result.returncode, result.stderr[-4000:])
+        return json.loads(result.stdout)
+
+
+class DriverFailed(Exception):
+    def __init__(self, returncode: int, stderr: str):
+        super().__init__(f"driver exited {returncode}:\n{stderr}")
+        self.returncode = returncode
+        self.stderr = stderr
+
+
+def build_family(specs: Path, out: Path) -> Path:
+    """``dsv41gen build`` of every spec in ``specs``: the family package directory."""
+    result = subprocess.run(
+        [sys.executable, "-m", "dsv41gen", "build", "--out", str(out)]
+        + [str(p) for p in sorted(specs.glob("*.yaml"))],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return out / "deepseek_v4"
+
+
+def install_plugin(package: Path, vllm_python: Path, where: Path) -> Path:
+    """Build the generated package's wheel (offline, with this venv's hatchling) and install
+    it, without dependencies, into ``where/site`` for the vLLM venv's python."""
+    dist = where / "dist"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
+        + ["--no-index", "-w", str(dist), str(package)],
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = dist.glob("*.whl")
+    site = where / "site"
+    subprocess.run(
+        [str(vllm_python), "-m", "pip", "install", "-q", "--no-deps", "--no-index"]
+        + ["--target", str(site), str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    return site
+
+
+def write_model(root: Path, name: str, architecture: str, model_type: str, **fields) -> Path:
+    """A model directory holding only config.json: what ModelConfig reads."""
+    directory = root / name
+    directory.mkdir(parents=True)
+    config = {
+        "architectures": [architecture],
+        "model_type": model_type,
+        "num_hidden_layers": 4,
+        "hidden_size": 256,
+        "vocab_size": 1000,
+        "num_attention_heads": 4,
+        "max_position_embeddings": 4096,
+        "torch_dtype": "bfloat16",
+        **fields,
+    }
+    (directory / "config.json").write_text(json.dumps(config))
+    return directory
