@@ -577,6 +577,7 @@ class Campaign:
     ruff_checked_files: int
     import_checked_packages: int
     seconds: float
+    cpu_seconds: float
 
     def as_json(self, seed: int, workers: int) -> dict:
         from importlib import metadata
@@ -593,6 +594,7 @@ class Campaign:
             "ruff_checked_distinct_files": self.ruff_checked_files,
             "import_checked_distinct_packages": self.import_checked_packages,
             "seconds": round(self.seconds, 1),
+            "cpu_seconds": round(self.cpu_seconds, 1),
             "workers": workers,
             "machine": {
                 "cpus": os.cpu_count(),
@@ -606,20 +608,42 @@ class Campaign:
         }
 
 
+CHUNK = 500
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its waited-for children (the workers, ruff, importer)."""
+    import resource
+
+    return sum(
+        getattr(resource.getrusage(who), kind)
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+        for kind in ("ru_utime", "ru_stime")
+    )
+
+
 def run_campaign(
     cases: int, seed: int = 20261201, workers: int = 1, import_sample: int | None = None
 ) -> Campaign:
     """Run ``cases`` cases; ruff-check every distinct generated Python file, import-check the
     distinct generated packages (at most ``import_sample`` of them, chosen by digest, when
     given)."""
-    start = time.monotonic()
+    start, cpu_start = time.monotonic(), _cpu_seconds()
     with tempfile.TemporaryDirectory(prefix="dsv41gen-campaign-") as tmp:
-        chunks = [(list(range(w, cases, workers)), seed, tmp) for w in range(workers)]
         if workers == 1:
-            results = _run_chunk(chunks[0])
+            results = _run_chunk((list(range(cases)), seed, tmp))
         else:
+            # chunks of CHUNK cases, so progress shows; each chunk builds its workspace once
+            chunks = [
+                (list(range(i, min(i + CHUNK, cases))), seed, tmp) for i in range(0, cases, CHUNK)
+            ]
+            results = []
             with multiprocessing.get_context("fork").Pool(workers) as pool:
-                results = [r for chunk in pool.map(_run_chunk, chunks) for r in chunk]
+                for chunk in pool.imap_unordered(_run_chunk, chunks):
+                    results += chunk
+                    print(
+                        f"fuzz campaign: {len(results)}/{cases} cases", file=sys.stderr, flush=True
+                    )
         results.sort(key=lambda r: r.index)
         verdicts = Counter(r.verdict for r in results)
         mutations = Counter(m for r in results for m in r.mutations)
@@ -661,6 +685,7 @@ def run_campaign(
         len(files),
         len(chosen),
         time.monotonic() - start,
+        _cpu_seconds() - cpu_start,
     )
 
 
