@@ -148,7 +148,10 @@ def _up_to_date(specs: tuple[Path, ...], out_dir: Path) -> bool:
     """The no-op fast path: True (and said so) when the MANIFESTs vouch for every family."""
     from .fastpath import up_to_date
 
-    fresh = up_to_date(list(specs), out_dir)
+    try:
+        fresh = up_to_date(list(specs), out_dir)
+    except OSError:  # e.g. a package name too long for the filesystem: the full build says why
+        fresh = None
     for package, count in fresh or ():
         echo(f"{out_dir / package}: up to date ({count} files)")
     return fresh is not None

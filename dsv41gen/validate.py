@@ -442,6 +442,40 @@ def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
             report(here + ("parent",), "a backend cannot be its own parent")
         if parent not in backends and "parent_module" in body and "kernel_block_sizes" not in body:
             report(here, "an engine-parented backend must state kernel_block_sizes")
+        if parent not in backends and "parent_module" in body:
+            _engine_parent_binds_once(spec, backend, parent, body["parent_module"], report)
+
+
+def _engine_parent_binds_once(
+    spec: ResolvedSpec, backend: str, parent: object, module: object, report: Report
+) -> None:
+    """The generated _binding module imports each engine parent by its name, beside the KV spec
+    types: one name, one class. A parent named like a KV spec type (or imported from two
+    modules) would bind one name twice (ruff F811) and silently pick one of them."""
+    here = ("attention_backends", backend, "parent")
+    kv_types = {
+        name
+        for doc in spec.lineage
+        for name in ((doc.data.get("kv_cache") or {}).get("spec_types") or {})
+    } | set((spec.data.get("kv_cache") or {}).get("spec_types") or {})
+    if parent in kv_types:
+        report(
+            here,
+            f"{parent!r} is also a KV spec type (kv_cache.spec_types.{parent}); the generated "
+            "binding module binds each engine name once: name the engine class this backend "
+            "extends, or rename the spec type",
+        )
+    for other, body in spec.data.get("attention_backends", {}).items():
+        if (
+            other < backend
+            and body.get("parent") == parent
+            and body.get("parent_module", module) != module
+        ):
+            report(
+                here,
+                f"{parent!r} is imported from {body.get('parent_module')!r} by {other} and from "
+                f"{module!r} here; one name binds one class: use the same parent_module",
+            )
 
 
 @rule

@@ -120,6 +120,11 @@ class SpeculativeTests:
     site_cases: tuple[tuple[str, str, object], ...]  # (site, model_type, expected answer)
     foreign_model_type: str
 
+    @property
+    def matches_messages(self) -> bool:
+        """Some test matches a message (`re.escape`): only then does the module import `re`."""
+        return bool(self.forbidden or self.reject_num_tokens or self.adaptive)
+
 
 def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests:
     forbidden = tuple((f.model_type, f.method, f.message) for f in plan.forbidden)

@@ -20,6 +20,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner
 from corehelpers import SPECS, V4, V41
@@ -190,3 +191,55 @@ def test_fuzz_campaign():
     assert not campaign.bugs, "\n".join(
         f"case {b.index} {b.verdict} {b.mutations}: {b.detail}" for b in campaign.bugs[:20]
     )
+
+
+def _drop_block(text: str, start: str) -> str:
+    """text without the block that starts at the line ``start`` (up to the next blank line)."""
+    i = text.index(start)
+    return text[:i] + text[text.index("\n\n", i) + 1 :]
+
+
+# Edits of the real V4 spec that the campaign found building code that did not import or lint.
+CAMPAIGN_FINDINGS = {
+    "no_mtp_draft_architecture": lambda t: t.replace(
+        "      draft_architecture: DeepSeekV4MTPModel\n", ""
+    ),
+    "no_warn_above": lambda t: t.replace(
+        "        warn_above: 1 # [ref §1] vLLM warns for MTP with num_speculative_tokens > 1\n", ""
+    ),
+    "no_forbidden_runner_modes": lambda t: _drop_block(t, "  forbidden_modes:\n"),
+}
+
+
+@pytest.mark.parametrize("finding", sorted(CAMPAIGN_FINDINGS))
+def test_campaign_findings_build_lint_and_import(tmp_path, finding):
+    import subprocess
+    import sys
+
+    spec_dir = tmp_path / "specs"
+    shutil.copytree(SPECS, spec_dir)
+    text = (spec_dir / V4).read_text(encoding="utf-8")
+    edited = CAMPAIGN_FINDINGS[finding](text)
+    assert edited != text
+    (spec_dir / V4).write_text(edited, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["build", str(spec_dir / V41), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    lint = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--select", "F,E9", str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert lint.returncode == 0, lint.stdout
+    imported = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import deepseek_v4.speculative, deepseek_v4.runner, deepseek_v4.tests.test_runner,"
+            " deepseek_v4.tests.test_speculative",
+        ],
+        cwd=out,
+        capture_output=True,
+        text=True,
+    )
+    assert imported.returncode == 0, imported.stderr

@@ -621,6 +621,26 @@ specs/deepseek_v41.yaml:@  name: class@:3: variant.name: 'class' is a Python key
 ]
 
 
+# Found by the fuzz campaign (tests/core/fuzz_campaign.py): each once built broken code or
+# stopped with a usage error.
+CASES += [
+    (
+        "engine_parent_named_like_a_kv_spec_type",
+        [(V4, "parent: DeepseekV32IndexerBackend", "parent: AttentionSpec")],
+        """
+specs/deepseek_v4.yaml:@name: DEEPSEEK_V4_INDEXER+1@:5: attention_backends.DeepseekV4IndexerBackend.parent: 'AttentionSpec' is also a KV spec type (kv_cache.spec_types.AttentionSpec); the generated binding module binds each engine name once: name the engine class this backend extends, or rename the spec type
+""",
+    ),
+    (
+        "variant_name_too_long_for_a_file_name",
+        [(V4, "  name: deepseek_v4\n", "  name: " + "x" * 65 + "\n")],
+        """
+specs/deepseek_v4.yaml:@xxxxxxxxxx@:3: variant.name: too long: at most 64 character(s)
+""",
+    ),
+]
+
+
 @pytest.mark.parametrize("edits, expected", [pytest.param(e, x, id=i) for i, e, x in CASES])
 def test_golden_error_output(specs_copy, run_cli, tmp_path, edits, expected):
     for name, old, new in edits:
