@@ -114,6 +114,17 @@ def _styled_diff_line(line: str) -> str:
     return line
 
 
+def _manifest_last(diffs: list[str]) -> list[str]:
+    """The MANIFEST lists every file's hash, so it changes whenever anything does: its diff goes
+    after the files a reader came to see (a patch applies in any order)."""
+    from .fastpath import MANIFEST
+
+    def is_manifest(diff: str) -> bool:
+        return any(line.endswith(f"/{MANIFEST}") for line in diff.split("\n", 2)[:2])
+
+    return sorted(diffs, key=is_manifest)
+
+
 def echo_diff(text: str) -> None:
     """A unified diff, cleaned like everything else, then coloured line by line (on a TTY)."""
     cleaned = terminal_text(text)
@@ -318,7 +329,7 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
                     echo(github_error(label, (Path(_diff_root(out_dir)) / rel).as_posix()))
                 echo(f"{out_dir / rel}: {label}", err=True)
                 problems += 1
-        for diff in comparison.diffs:
+        for diff in _manifest_last(comparison.diffs):
             echo_diff(diff)
         if comparison.clean:
             echo(f"{out_dir / result.package}: up to date ({len(result.files)} files)")
@@ -381,7 +392,7 @@ def _diff(specs: tuple[Path, ...], out_dir: Path) -> bool:
     changed = False
     for result in build_texts(specs, out_dir, _warn):
         comparison = compare(out_dir, result.package, result.files, _diff_root(out_dir))
-        for text in comparison.diffs:
+        for text in _manifest_last(comparison.diffs):
             echo_diff(text)
         if comparison.clean:
             echo(f"{out_dir / result.package}: no changes")

@@ -109,6 +109,9 @@ def test_diff_is_a_patch_git_applies_at_the_repository_root(spec_repo):
     result = run_cli(spec_repo, "diff", "--exit-code")
     assert result.returncode == 1, result.stderr
     assert result.stdout == plain.stdout
+    files = re.findall(r"^--- a/(\S+)", result.stdout, re.MULTILINE)
+    assert files[0] == "generated/deepseek_v4/backends.py"  # the change, not the hash churn
+    assert files[-1] == "generated/deepseek_v4/MANIFEST"
     patch = spec_repo / "build.patch"
     patch.write_text(result.stdout)
     subprocess.run(["git", "apply", "--check", str(patch)], cwd=spec_repo, check=True)
