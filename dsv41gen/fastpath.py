@@ -96,7 +96,7 @@ def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] |
     """[(package, file count)] when every family is up to date, else None (build fully)."""
     from .format import FormatSettings
     from .inputs import generator_hash, inputs_hash
-    from .write import body_of, leftovers, read_header
+    from .write import body_of, leftovers, read_header, read_output_bytes
 
     if not all(p.is_file() for p in spec_paths):
         return None
@@ -113,8 +113,11 @@ def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] |
         if directory.is_symlink() or leftovers(out_dir):
             return None  # not ours to vouch for: the full path refuses or recovers it
         try:
-            manifest = (directory / MANIFEST).read_text(encoding="utf-8")
-        except OSError:
+            raw = read_output_bytes(directory / MANIFEST)  # bounded, and never a FIFO
+            manifest = raw.decode("utf-8") if raw is not None else None
+        except (OSError, UnicodeDecodeError):
+            return None
+        if manifest is None:
             return None
         header = read_header(manifest)
         if header is None or header.inputs != inputs_hash(members):
@@ -134,7 +137,11 @@ def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] |
         if present != set(listed) | {MANIFEST}:
             return None
         for name, digest in listed.items():
-            if file_digest((directory / name).read_bytes()) != digest:
+            try:
+                data = read_output_bytes(directory / name)
+            except OSError:
+                return None
+            if data is None or file_digest(data) != digest:
                 return None
         done.append((package, len(listed) + 1))
     return done

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .errors import Diagnostics, Location, UsageError
 from .load import load_document
-from .write import read_header
+from .write import MAX_GENERATED_BYTES, read_header  # `why` reads nothing larger, no FIFO
 
 _SPEC_COMMENT = re.compile(r"spec: (?P<file>[\w.-]+\.yaml)\s+(?P<field>[\w.\-]*\w)")
 _FIELD_MENTION = re.compile(
@@ -61,10 +61,6 @@ def _spec_paths(generated: Path, text: str) -> list[Path]:
     # generated/<package>/... : specs are named relative to the output directory's parent
     base = _package_dir(generated).parent.parent
     return [(base / name).resolve() for name in specs]
-
-
-# A generated file is a few hundred KiB at most; `why` reads nothing larger, and no FIFO.
-MAX_GENERATED_BYTES = 16 << 20
 
 
 def _read(path: Path) -> str:

@@ -140,10 +140,37 @@ class Comparison:
         return not (self.added or self.changed or self.hand_edited or self.foreign or self.removed)
 
 
+# A generated file is a few hundred KiB at most. What sits in an output directory is input too
+# (a repository's generated/ can hold anything): nothing larger is read, and nothing but a
+# regular file (a FIFO would block the read forever).
+MAX_GENERATED_BYTES = 16 << 20
+
+# What _read gives for a FIFO, a device or a file over the limit where a generated file
+# belongs: text that is no generated file, so a build refuses to replace it without --force.
+NOT_A_GENERATED_FILE = f"(not a regular file of at most {MAX_GENERATED_BYTES} bytes)\n"
+
+
+def read_output_bytes(path: Path) -> bytes | None:
+    """At most MAX_GENERATED_BYTES of a regular file in an output directory; None when there
+    is no such file or it is larger. Raises OSError for a missing file."""
+    from .load import SpecReadError, read_regular_bytes
+
+    try:
+        return read_regular_bytes(path, MAX_GENERATED_BYTES)
+    except SpecReadError:
+        return None
+
+
 def _read(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        data = read_output_bytes(path)
+    except OSError:
+        return None
+    if data is None:
+        return NOT_A_GENERATED_FILE
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
 
 

@@ -236,3 +236,56 @@ def test_an_mxfp8_cache_without_fp8_ds_mla_builds(specs_copy, run_cli, tmp_path)
     assert result.rc == 0, result.output
     bindings = (tmp_path / "out/deepseek_v4/csrc/deepseek_v41/rope_kv_bindings.cpp").read_text()
     assert "fp8_ds_mla" not in bindings
+
+
+# --- the output tree is input too: a repository's generated/ directory can hold anything -----
+
+
+def _reference_copy(reference_build: Path, tmp_path: Path) -> Path:
+    work = tmp_path / "work"
+    shutil.copytree(reference_build, work, symlinks=True)
+    return work
+
+
+def test_a_fifo_where_a_generated_file_belongs_is_reported_without_blocking(
+    reference_build, tmp_path
+):
+    """Reading it waited for a writer forever: check and build hung."""
+    from corehelpers import cli
+
+    work = _reference_copy(reference_build, tmp_path)
+    registry = work / "out" / "deepseek_v4" / "registry.py"
+    registry.unlink()
+    os.mkfifo(registry)
+    for command in ("check", "build"):
+        result = cli([command, f"specs/{V41}", "--out", "out"], work, timeout=120)
+        assert result.rc == 3, (command, result.output)
+        assert "deepseek_v4/registry.py" in result.stderr, (command, result.stderr)
+
+
+@pytest.mark.parametrize("name", ["MANIFEST", "registry.py"])
+def test_a_huge_file_in_the_output_tree_is_read_only_up_to_the_limit(
+    reference_build, tmp_path, name
+):
+    """A 4 GB sparse MANIFEST or module (4 MB once git compresses it) cost `check` 12.6 GB and
+    more than 100 s: the fast path and the full comparison read every file whole."""
+    import tracemalloc
+
+    from dsv41gen import write
+    from dsv41gen.pipeline import build_texts
+
+    work = _reference_copy(reference_build, tmp_path)
+    out = work / "out"
+    results = build_texts((work / "specs" / V41,), out)
+    os.truncate(out / "deepseek_v4" / name, 256 << 20)  # the header stays, zeros follow
+    fastpath._raw.cache_clear()
+    tracemalloc.start()
+    try:
+        assert fastpath.up_to_date([work / "specs" / V41], out) is None
+        comparison = write.compare(out, results[0].package, results[0].files)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        fastpath._raw.cache_clear()
+    assert f"deepseek_v4/{name}" in comparison.foreign + comparison.changed
+    assert peak < 4 * write.MAX_GENERATED_BYTES, peak
