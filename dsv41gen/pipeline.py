@@ -104,6 +104,33 @@ def _family_checks(
         for backend in variant.backends:
             backends.check(backend.key, backend, spec, diagnostics)
     _family_backend_names(members, variants, diagnostics)
+    _kernel_module_names(members, variants, diagnostics)
+
+
+def _kernel_module_names(
+    members: list[ResolvedSpec], variants: list[Variant], diagnostics: Diagnostics
+) -> None:
+    """A variant that introduces its own MXFP8 format gets the modules mxfp8_<variant> and
+    mxfp8_<variant>_reference (the root: mxfp8 and mxfp8_reference), whether or not it has one
+    yet: no variant's name may give a module name another variant's modules already have (a
+    variant named `reference` replaced the root's torch reference with its Triton module)."""
+    owners: dict[str, str] = {}
+    for index, (spec, variant) in enumerate(zip(members, variants)):
+        module = "mxfp8" if index == 0 else f"mxfp8_{variant.name}"
+        whose = "the root's" if index == 0 else f"{variant.name}'s"
+        for name, kind in (
+            (module, "Triton module"),
+            (f"{module}_reference", "torch reference module"),
+        ):
+            if name in owners:
+                diagnostics.add(
+                    spec.where(("variant", "name")),
+                    "variant.name",
+                    f"{name!r} is already {owners[name]}: this variant's own kernel module "
+                    "would take that name (mxfp8_<variant>, mxfp8_<variant>_reference); choose "
+                    "another name",
+                )
+            owners.setdefault(name, f"{whose} {kind}")
 
 
 def _family_backend_names(

@@ -124,6 +124,9 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
     files += _test_files(family, sources, package, spec_plan)
     files += _kernel_files(family, sources, package)
     files.sort(key=lambda f: f.path)
+    paths = [f.path for f in files]
+    # render_files keys the texts by path: a second file of one path would replace the first
+    assert len(set(paths)) == len(paths), f"two generated files share a path: {sorted(paths)}"
     return FamilyPlan(family, tuple(files))
 
 

@@ -167,3 +167,31 @@ def test_backend_names_clashing_across_the_family_are_located_errors(specs, old,
     result = cli("build", f"specs/{V41}", "--out", "out", cwd=specs.parent)
     assert_clean_rejection(result, message, f"{V41}:")
     assert not (specs.parent / "out").exists()
+
+
+CHILD_WITH_OWN_MXFP8 = (
+    "spec_version: 1\nextends: {parent}\nvariant:\n  name: {name}\n  display_name: X\n"
+    "  model_type: {name}\nquantization:\n  mxfp8:\n    launch:\n      num_warps: 8\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        # its Triton module mxfp8_reference.py silently replaced the root's torch reference of
+        # the same name: exit 0, and the kernel was tested against a kernel
+        ("reference", "'mxfp8_reference' is already the root's torch reference module"),
+        # deepseek_v41_reference's kernel module is deepseek_v41's reference module
+        (
+            "deepseek_v41_reference",
+            "'mxfp8_deepseek_v41_reference' is already deepseek_v41's torch reference module",
+        ),
+    ],
+)
+def test_variant_names_whose_kernel_modules_collide_are_located_errors(specs, name, message):
+    (specs / V41).write_text(
+        (specs / V41).read_text() + "quantization:\n  mxfp8:\n    launch:\n      num_warps: 2\n"
+    )
+    (specs / "child.yaml").write_text(CHILD_WITH_OWN_MXFP8.format(parent=V41, name=name))
+    result = cli("build", "specs/child.yaml", "--out", "out", cwd=specs.parent)
+    assert_clean_rejection(result, "child.yaml:4:", f"variant.name: {message}")
