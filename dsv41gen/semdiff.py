@@ -17,6 +17,7 @@ A spec may accept a breaking change on purpose, with the reason, under
 from __future__ import annotations
 
 import fnmatch
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -275,6 +276,16 @@ def materialize_ref(ref: str, repo: Path, spec_dirs: list[Path], into: Path) -> 
         for entry in listing.stdout.decode(errors="surrogateescape").split("\0"):
             info, _, name = entry.partition("\t")
             fields = info.split()
+            if not entry:
+                continue
+            base = name[len(rel) + 1 :] if name.startswith(f"{rel}/") else ""
+            if "/" in base or base in ("", ".", ".."):
+                # git's own commands make no such tree, but a fetch takes it unchecked: written
+                # out, `../../x.yaml` would land anywhere the user can write
+                raise GitError(
+                    f"{name!r} is not a spec file of the directory {rel}/ (a tree entry "
+                    "holding '/' or '..': the ref's tree is corrupt or hostile)"
+                )
             if not name.endswith(".yaml") or len(fields) != 4 or fields[1] != "blob":
                 continue
             if not fields[3].isdigit() or int(fields[3]) > MAX_FILE_BYTES:
@@ -286,7 +297,13 @@ def materialize_ref(ref: str, repo: Path, spec_dirs: list[Path], into: Path) -> 
                 raise GitError(blob.stderr.decode(errors="replace").strip())
             target = into / name
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(blob.stdout)
+            if fields[0] == "120000":
+                # a symlink stays one: the loader's rule (it must resolve inside the spec
+                # directory) judges it as it judges the working tree's, instead of its target
+                # path being read as the spec's YAML
+                os.symlink(os.fsdecode(blob.stdout), target)
+            else:
+                target.write_bytes(blob.stdout)
 
 
 class GitError(Exception):

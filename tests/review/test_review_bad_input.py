@@ -4,6 +4,7 @@ never an internal error."""
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,38 @@ def test_why_on_a_fifo_a_device_or_binary_is_a_usage_error(tmp_path):
         result = run_cli(REPO, "why", f"{target}:1")
         assert result.returncode == 2, result.stderr
         assert message in result.stderr
+
+
+def _object(repo: Path, kind: bytes, body: bytes) -> str:
+    """Write a loose git object as a hostile server could send it (git fetch checks no names
+    unless transfer.fsckObjects is set); git's own commands refuse to make these trees."""
+    import hashlib
+    import zlib
+
+    data = kind + b" %d\0" % len(body) + body
+    sha = hashlib.sha1(data).hexdigest()
+    folder = repo / ".git" / "objects" / sha[:2]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / sha[2:]).write_bytes(zlib.compress(data))
+    return sha
+
+
+@pytest.mark.parametrize("entry", [b"100644 " + b"../" * 12 + b"{target}", b"100644 .."])
+def test_a_ref_whose_spec_tree_names_a_path_outside_is_refused(spec_repo, tmp_path, entry):
+    """A tree entry named `../../../<anywhere>.yaml` made `diff --against` write the blob
+    there: a file write anywhere the user can write, from a fetched branch."""
+    target = tmp_path / "WRITTEN_BY_THE_REF.yaml"
+    entry = entry.replace(b"{target}", str(target).lstrip("/").encode())
+    specs_tree = git(spec_repo, "rev-parse", "base:specs").strip()
+    listing = subprocess.run(
+        ["git", "cat-file", "tree", specs_tree], cwd=spec_repo, capture_output=True, check=True
+    ).stdout
+    blob = _object(spec_repo, b"blob", str(target).encode())
+    tree = _object(spec_repo, b"tree", entry + b"\0" + bytes.fromhex(blob) + listing)
+    root = _object(spec_repo, b"tree", b"40000 specs\0" + bytes.fromhex(tree))
+    commit = git(spec_repo, "commit-tree", root, "-m", "hostile").strip()
+    result = run_cli(spec_repo, "diff", "--against", commit)
+    assert not target.exists()
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.startswith(f"error: cannot read specs at {commit!r}: 'specs/")
+    assert "is not a spec file of the directory specs/" in result.stderr
