@@ -65,6 +65,18 @@ def _tool_ruff_table(pyproject: Path) -> object | None:
         return text if _TOOL_RUFF.search(text) else None
 
 
+def _requires_python(pyproject: Path) -> object:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: the whole file stands for it
+        return pyproject.read_text(encoding="utf-8", errors="replace")
+    try:
+        text = pyproject.read_text(encoding="utf-8", errors="replace")
+        return tomllib.loads(text).get("project", {}).get("requires-python")
+    except tomllib.TOMLDecodeError:
+        return None
+
+
 def _upwards(start: Path):
     start = start.resolve()
     yield start
@@ -125,7 +137,8 @@ class FormatSettings:
         ruff: object = "ruff defaults"
         if self.ruff_config is not None:
             if self.ruff_config.name == "pyproject.toml":
-                ruff = _tool_ruff_table(self.ruff_config)
+                # ruff also takes its target version from requires-python when unset
+                ruff = [_tool_ruff_table(self.ruff_config), _requires_python(self.ruff_config)]
             else:
                 ruff = self.ruff_config.read_text(encoding="utf-8", errors="replace")
         config = json.dumps(
