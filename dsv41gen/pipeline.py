@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Diagnostic, Diagnostics, SpecError, UsageError, did_you_mean, dotted
+from .errors import Diagnostic, Diagnostics, Location, SpecError, UsageError, did_you_mean, dotted
 from .inputs import discover_specs
 from .load import display_name
 from .model import Family, Provenance, Variant
@@ -353,6 +353,27 @@ def _spec_files_of(lineage: dict[str, set[str]], output) -> tuple[str, ...]:
     return tuple(sorted(set().union(*(lineage[v] for v in names))))
 
 
+def _refuse_oversized(files: dict[str, str], inputs: FamilyInputs) -> None:
+    """No generated file over the limit the readers of an output tree hold to: output grows
+    with the specs (each child carries its own copy of an inherited message), and a file the
+    next run cannot read back would pass for a hand-written one."""
+    from .write import MAX_GENERATED_BYTES
+
+    sizes = {path: len(text.encode("utf-8")) for path, text in files.items()}
+    too_big = [(path, size) for path, size in sorted(sizes.items()) if size > MAX_GENERATED_BYTES]
+    if too_big:
+        raise SpecError(
+            Diagnostic(
+                Location(inputs.specs[0].file, 1, 1),
+                "",
+                f"the generated {path} would be {size} bytes, more than the "
+                f"{MAX_GENERATED_BYTES}-byte limit of a generated file; shorten the texts the "
+                "family's specs repeat (messages, display names) or split the family",
+            )
+            for path, size in too_big
+        )
+
+
 def build_texts(
     spec_paths: tuple[Path, ...], out_dir: Path, warn: Callable[[str], None] | None = None
 ) -> list[BuildResult]:
@@ -384,6 +405,7 @@ def build_texts(
             settings,
             inputs.license_header,
         )
+        _refuse_oversized(files, inputs)
         # The MANIFEST is the family's one stamp of its inputs (the other headers carry only
         # their own content hash, so an edit rewrites only the files whose text changes).
         digest = inputs_hash([s.document.path for s in inputs.specs])

@@ -690,6 +690,23 @@ def _compress_ratio_message_fields(spec: ResolvedSpec, report: Report) -> None:
                 f"may only use the fields {{layer_id}}, {{compress_ratio}} and {{display_name}} "
                 f"(found {{{name}}}); write a literal brace as '{{{{' or '}}}}'",
             )
+    # {display_name} becomes the variant's display name as literal text in the generated
+    # check: bounded, or a few placeholders multiply a long name into a module of gigabytes
+    count = sum(name == "display_name" for _, name, _, _ in parts)
+    display = spec.data.get("variant", {}).get("display_name")
+    if count and isinstance(display, str):
+        filled = len(" ".join(message.split())) + count * (len(display) - len("{display_name}"))
+        if filled > MAX_FILLED_MESSAGE_CHARS:
+            report(
+                here,
+                f"is {filled} characters once its {count} {{display_name}} fields are filled in, "
+                f"more than {MAX_FILLED_MESSAGE_CHARS}; name the variant fewer times or shorten "
+                "its display_name",
+            )
+
+
+# A message with its {display_name} fields filled in (a generated string literal)
+MAX_FILLED_MESSAGE_CHARS = 16384
 
 
 MAX_STAGES = 64  # checkpoint stages (MTP / DSpark layers) a weight set may have

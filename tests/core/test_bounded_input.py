@@ -289,3 +289,46 @@ def test_a_huge_file_in_the_output_tree_is_read_only_up_to_the_limit(
         fastpath._raw.cache_clear()
     assert f"deepseek_v4/{name}" in comparison.foreign + comparison.changed
     assert peak < 4 * write.MAX_GENERATED_BYTES, peak
+
+
+def test_display_name_placeholders_cannot_amplify_a_message(specs_copy, run_cli, tmp_path):
+    """`{display_name}` is substituted into the compress-ratio message as literal text: 400 of
+    them and a 50 kB name made two 20 MB modules from a 70 kB spec (a 1 MiB spec: 17 GB)."""
+    edit(specs_copy / V41, "display_name: DeepSeek V4.1", "display_name: " + "D" * 50_000)
+    edit(
+        specs_copy / V41,
+        "DeepSeek V4.1 layer {layer_id}",
+        "{display_name}" * 400 + " layer {layer_id}",
+    )
+    result = run_cli("build", f"specs/{V41}", "--out", "out")
+    assert result.rc == 1, result.output
+    assert (
+        "kv_cache.unsupported_compress_ratio_message: is 20000102 characters once its 400 "
+        "{display_name} fields are filled in, more than 16384" in result.stderr
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_inherited_texts_cannot_grow_a_generated_file_past_the_reader_limit(specs_copy, tmp_path):
+    """Every child that inherits a long message carries its own copy: 24 one-line children of a
+    root with a 900 kB message made one 21 MB kv_cache.py (from 1 MB of specs), which the next
+    run could no longer read as a generated file. The build refuses it instead."""
+    from dsv41gen.write import MAX_GENERATED_BYTES
+
+    edit(
+        specs_copy / V41,
+        "DeepSeek V4.1 layer {layer_id}",
+        "x" * 900_000 + " layer {layer_id}",
+    )
+    for i in range(24):
+        (specs_copy / f"child{i}.yaml").write_text(
+            f"spec_version: 1\nextends: {V41}\nvariant:\n  name: child{i}\n"
+            f"  display_name: C{i}\n  model_type: child{i}\n"
+        )
+    from corehelpers import cli
+
+    result = cli(["build", f"specs/{V41}", "--out", "out"], tmp_path, timeout=600)
+    assert result.rc == 1, result.output
+    assert f"more than the {MAX_GENERATED_BYTES}-byte limit" in result.stderr
+    assert "deepseek_v4/kv_cache.py" in result.stderr
+    assert not (tmp_path / "out").exists()
