@@ -9,6 +9,7 @@ oracle is the formatters themselves: pre-commit exits 1 when a hook changed a fi
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -172,3 +173,33 @@ def test_license_header_comes_first_in_every_file_and_check_accepts_it(tmp_path)
     )
     bad = cli(["build"], tmp_path)
     assert bad.rc == 1 and "deepseek_v41.yaml:" in bad.stderr and "license_header" in bad.stderr
+
+
+def test_a_changed_formatter_configuration_makes_the_tree_stale(tmp_path):
+    """The MANIFEST records the formatter settings: after the consumer changes them, neither
+    the no-op fast path nor check vouches for the old formatting; build reformats."""
+    shutil.copytree(SPECS, tmp_path / "specs")
+    assert cli(["build"], tmp_path).rc == 0
+    assert "up to date" in cli(["check"], tmp_path).stdout
+    (tmp_path / "ruff.toml").write_text('[format]\nquote-style = "single"\n')
+    stale = cli(["check"], tmp_path)
+    assert stale.rc == 3, stale.output
+    assert "generated/deepseek_v4/registry.py: stale" in stale.stderr
+    assert "+formatters ruff " in stale.stdout  # the MANIFEST says why
+    assert cli(["build"], tmp_path).rc == 0
+    assert (
+        "f'{module}:{class_name}'" in (tmp_path / "generated/deepseek_v4/registry.py").read_text()
+    )
+    assert cli(["check"], tmp_path).rc == 0
+    # Editing pyproject.toml outside [tool.ruff] changes nothing.
+    (tmp_path / "ruff.toml").unlink()
+    pyproject = (
+        '[project]\nname = "x"\ndependencies = [{}]\n\n[tool.ruff.format]\nquote-style = "single"\n'
+    )
+    (tmp_path / "pyproject.toml").write_text(pyproject.format('"a"'))
+    assert cli(["build"], tmp_path).rc == 0  # the MANIFEST names the new configuration
+    (tmp_path / "pyproject.toml").write_text(pyproject.format('"a", "b>=2"'))
+    again = cli(["build"], tmp_path)
+    # "up to date" from the fast path: nothing was rendered, nothing rewritten.
+    assert again.rc == 0 and re.search(r": up to date \(\d+ files\)$", again.stdout.strip())
+    assert cli(["check"], tmp_path).rc == 0
