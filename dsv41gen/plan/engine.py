@@ -108,11 +108,18 @@ COMPRESS_RATIO_CHECK = UnhookableSite(
     "inline statements in layer constructors that also build the layer; replacing the "
     "check means replacing the constructor, i.e. copying vLLM's model code",
 )
-ATTENTION_BACKENDS = UnhookableSite(
-    "vllm.models.deepseek_v41.attention.DeepseekV4IndexerCache.get_attn_backend (and V4's)",
-    "the model layer picks its backend class by its own flags (rocm_mxfp4, sparse_logits); "
-    "the spec says which classes exist, not which layer flag selects each, so a hook would "
-    "guess. The generated classes subclass vLLM's own and are importable from the package",
+# The layer of each model package that picks the indexer backend class (by its own flags:
+# rocm_mxfp4, sparse_logits), keyed by the module an architecture entry names.
+INDEXER_BACKEND_CHOICE: dict[str, EngineFunction] = {
+    package: EngineFunction(
+        f"{package}.attention", "DeepseekV4IndexerCache", "get_attn_backend", False, ("self",)
+    )
+    for package in ("vllm.models.deepseek_v4", "vllm.models.deepseek_v41")
+}
+SPARSE_MLA_BACKENDS = UnhookableSite(
+    "vllm.v1.attention.backends.mla.* (FLASHMLA_SPARSE_*, FLASHINFER_MLA_SPARSE_*, ...)",
+    "chosen by registered name through vLLM's attention selector; the spec names these "
+    "backends and their block sizes, not classes, so there is nothing to put in their place",
 )
 DSPARK_KV_LAYOUT = UnhookableSite(
     "(no function in vLLM 0.33.0)",

@@ -14,7 +14,7 @@ import enum
 from dataclasses import dataclass
 
 from ..codegen_values import Comment, DocText, Identifier, LiteralView, PyLiteral, TomlString
-from ..model import Family, Method
+from ..model import BackendKind, Family, Method
 from . import engine
 from .sources import SourceMap
 
@@ -25,7 +25,7 @@ class SiteName(enum.Enum):
     DRAFT_REWRITE = "speculative.draft_rewrite"
     SPECULATIVE_CONFIG = "speculative.config"
     RUNNER_MODES = "runner.forbidden_modes"
-    ATTENTION_BACKENDS = "attention_backends"
+    ATTENTION_BACKENDS = "attention_backends.sparse_mla"
     KV_STATE_BUCKET = "kv_cache.state_bucket"
     COMPRESS_RATIO = "kv_cache.compress_ratios"
     DSPARK_KV_LAYOUT = "speculative.dspark.kv_layout"
@@ -45,6 +45,14 @@ class HookedSite:
     def py(self) -> LiteralView:
         """name, hook, reads as Python literals."""
         return LiteralView(self)
+
+    @property
+    def name_doc(self) -> DocText:
+        return DocText(self.name)
+
+    @property
+    def hook_ident(self) -> Identifier:
+        return Identifier(self.hook)
 
     @property
     def target_py(self) -> LiteralView:
@@ -74,6 +82,9 @@ class PluginPlan:
     # (model_type, the parent variant's model_type, source): whose HF config class a variant's
     # config takes when the engine knows no class for its own model_type
     config_parents: tuple[tuple[str, str, Comment], ...]
+    # (model_type, the backend class vLLM's layer returns, the generated class that replaces
+    # it for that model_type, source)
+    backend_replacements: tuple[tuple[str, str, str, Comment], ...] = ()
 
     @property
     def py(self) -> LiteralView:
@@ -107,6 +118,19 @@ class PluginPlan:
     @property
     def config_parent_rows(self) -> tuple[tuple[PyLiteral, PyLiteral, Comment], ...]:
         return tuple((PyLiteral(m), PyLiteral(p), s) for m, p, s in self.config_parents)
+
+    @property
+    def backend_replacement_rows(
+        self,
+    ) -> tuple[tuple[PyLiteral, PyLiteral, Identifier, Comment], ...]:
+        return tuple(
+            (PyLiteral(m), PyLiteral(engine_class), Identifier(ours), source)
+            for m, engine_class, ours, source in self.backend_replacements
+        )
+
+    @property
+    def backend_sites(self) -> tuple[HookedSite, ...]:
+        return tuple(s for s in self.hooked if s.name.startswith(ATTENTION_SITE_PREFIX))
 
     def has(self, name: str) -> bool:
         return any(site.name == name for site in self.hooked)
@@ -153,6 +177,41 @@ def _methods_with(family: Family, attribute: str) -> tuple[str, ...]:
         for m in Method
         if any(getattr(v.method(m), attribute, False) for v in family.variants)
     )
+
+
+ATTENTION_SITE_PREFIX = "attention_backends."
+
+
+def _backend_replacements(family: Family, sources: SourceMap):
+    """A variant that deletes an inherited indexer backend and declares a subclass of it in its
+    place replaces it: where vLLM's layer returns the deleted class for that variant's model,
+    the plugin returns the subclass. (model_type, replaced class, subclass, source, modules of
+    the variant's architectures)."""
+    by_name = {v.name: v for v in family.variants}
+    out = []
+    for variant in family.variants:
+        own = {b.key for b in variant.backends}
+        inherited = set()
+        parent = variant.parent
+        while parent is not None:
+            inherited |= {b.key for b in by_name[parent].backends if b.kind is BackendKind.INDEXER}
+            parent = by_name[parent].parent
+        for backend in variant.backends:
+            if (
+                backend.kind is BackendKind.INDEXER
+                and backend.parent in inherited
+                and backend.parent not in own
+            ):
+                out.append(
+                    (
+                        variant.model_type,
+                        backend.parent,
+                        backend.key,
+                        sources.ref(variant.name, "attention_backends", backend.key, "parent"),
+                        tuple(a.module for a in variant.architectures),
+                    )
+                )
+    return out
 
 
 def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
@@ -227,6 +286,26 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
                 _first_ref(family, sources, lambda v: v.methods or v.forbidden, "speculative"),
             )
         )
+    replacements = _backend_replacements(family, sources)
+    layer_modules = sorted(
+        {
+            m
+            for *_rest, modules in replacements
+            for m in modules
+            if m in engine.INDEXER_BACKEND_CHOICE
+        }
+    )
+    for module in layer_modules:
+        hooked.append(
+            HookedSite(
+                ATTENTION_SITE_PREFIX + module.rpartition(".")[2],
+                engine.INDEXER_BACKEND_CHOICE[module],
+                "indexer_backend_" + module.rpartition(".")[2],
+                True,
+                ("attention_backends.<class>.parent", "attention_backends.<parent>: !delete"),
+                replacements[0][3],
+            )
+        )
     if any(v.runner.forbidden_modes for v in family.variants):
         hooked.append(
             HookedSite(
@@ -252,6 +331,7 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
         unhooked=_unhooked(family),
         quantization_methods=_methods_with(family, "inherits_target_quantization"),
         config_parents=config_parents,
+        backend_replacements=tuple(r[:4] for r in replacements),
     )
 
 
@@ -265,9 +345,13 @@ def _unhooked(family: Family) -> tuple[UnhookedSite, ...]:
     """The sites a spec section describes that no plugin can replace in vLLM 0.33.0."""
     out = []
     variants = family.variants
-    if any(v.backends for v in variants):
+    if any(b.kind is BackendKind.SPARSE_MLA for v in variants for b in v.backends):
         out.append(
-            (SiteName.ATTENTION_BACKENDS, ("attention_backends",), engine.ATTENTION_BACKENDS)
+            (
+                SiteName.ATTENTION_BACKENDS,
+                ("attention_backends.<name>.kind: sparse_mla",),
+                engine.SPARSE_MLA_BACKENDS,
+            )
         )
     if any(v.kv_cache is not None and v.kv_cache.spec_types for v in variants):
         out.append(

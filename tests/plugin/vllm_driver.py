@@ -87,19 +87,22 @@ def run_speculative(case: dict) -> dict:
 def run_vllm_config(case: dict) -> dict:
     from vllm.config import CompilationConfig, VllmConfig
 
-    os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "1" if case["runner"] == "v2" else "0"
     target = _model_config(case)
     given = {"cudagraph_mode": case["cudagraph_mode"], "mode": case.get("compilation_mode")}
     compilation = CompilationConfig(**{k: v for k, v in given.items() if v is not None})
-    with pretending_cuda(case.get("device", "9.0")):
-        config = VllmConfig(model_config=target, compilation_config=compilation)
-    return {
-        "outcome": "ok",
-        "values": {
-            "cudagraph_mode": config.compilation_config.cudagraph_mode.name,
-            "use_v2_model_runner": config.use_v2_model_runner,
-        },
-    }
+    os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "1" if case["runner"] == "v2" else "0"
+    try:
+        with pretending_cuda(case.get("device", "9.0")):
+            config = VllmConfig(model_config=target, compilation_config=compilation)
+            return {
+                "outcome": "ok",
+                "values": {
+                    "cudagraph_mode": config.compilation_config.cudagraph_mode.name,
+                    "use_v2_model_runner": config.use_v2_model_runner,
+                },
+            }
+    finally:
+        del os.environ["VLLM_USE_V2_MODEL_RUNNER"]  # the next case gets vLLM's default
 
 
 def run_registry(case: dict) -> dict:
@@ -129,7 +132,39 @@ def run_block_sizes(case: dict) -> dict:
     }
 
 
+def run_layer_backend(case: dict) -> dict:
+    """The backend class a model layer's own get_attn_backend returns while a config of this
+    model is vLLM's current one, as during model construction. The layer object carries only
+    the flags that method reads (the layer's constructor needs a whole model)."""
+    import importlib
+    import types
+
+    from vllm.config import CompilationConfig, VllmConfig, set_current_vllm_config
+
+    module, _, name = case["layer"].partition(":")
+    layer_class = getattr(importlib.import_module(module), name)
+    target = _model_config(case)
+    os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "1"  # the runner is not what this case is about
+    try:
+        with pretending_cuda(case.get("device", "9.0")):
+            config = VllmConfig(model_config=target, compilation_config=CompilationConfig())
+            with set_current_vllm_config(config):
+                backend = layer_class.get_attn_backend(types.SimpleNamespace(**case["flags"]))
+            sizes = backend.get_supported_kernel_block_sizes()
+    finally:
+        del os.environ["VLLM_USE_V2_MODEL_RUNNER"]
+    return {
+        "outcome": "ok",
+        "values": {
+            "backend": f"{backend.__module__}:{backend.__qualname__}",
+            "name": backend.get_name(),
+            "sizes": [s if isinstance(s, int) else repr(s) for s in sizes],
+        },
+    }
+
+
 RUNNERS = {
+    "layer_backend": run_layer_backend,
     "speculative": run_speculative,
     "vllm_config": run_vllm_config,
     "registry": run_registry,
