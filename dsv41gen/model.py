@@ -76,7 +76,35 @@ class CacheFormatKind(enum.Enum):
 
 class PackedLayout(enum.Enum):
     TOKEN_DATA_THEN_SCALES = "token_data_then_scales"  # block_size x data, then block_size x scales
+    INTERLEAVED = "interleaved"  # per token: its data, then its own scales (vLLM's 528 B record)
     NONE = "none"  # plain rows
+
+
+class RopeContraction(enum.Enum):
+    # even = fma(x_even, cos, -RN(x_odd * sin)), odd = fma(x_even, sin, RN(x_odd * cos)): what
+    # vLLM 0.33.0's compiled kernels do (nvcc contracts the product-and-sum into one FMA)
+    FMA = "fma"
+    # every product and sum rounded on its own: RN(RN(x_even * cos) - RN(x_odd * sin)), ...
+    NONE = "none"
+
+
+class QRmsNorm(enum.Enum):
+    # vLLM 0.33.0's compiled code: s = x0 * x0, then s = fma(xi, xi, s) per lane in order, a
+    # butterfly of adds, rsqrtf(fma(s, 1 / head_dim, eps)) (the GPU's approximate reciprocal
+    # square root, MUFU.RSQ), x * that
+    FMA_RSQRT = "fma_rsqrt"
+    # every square and sum rounded on its own, then the correctly rounded 1 / sqrt(s / head_dim + eps)
+    EXACT = "exact"
+
+
+class RoundBeforeQuantize(enum.Enum):
+    INPUT_DTYPE = "input_dtype"  # the rotated fp32 row is rounded to the kv dtype, then quantized
+    NONE = "none"  # the fp32 row is quantized as it is
+
+
+class PerTensorScaling(enum.Enum):
+    RECIPROCAL_MULTIPLY = "reciprocal_multiply"  # x * RN(1 / scale)
+    DIVIDE = "divide"  # RN(x / scale), IEEE division
 
 
 class RopeStyle(enum.Enum):
@@ -106,6 +134,11 @@ class CacheFormat:
     scale_bytes: int  # scale bytes per token incl. padding: 8, 16, 0, 0
     per_tensor_scale: bool  # FP8 only: one float32 scale for the whole tensor
     layout: PackedLayout
+    # numerics (ref §0): what the kernel rounds where
+    rope_contraction: RopeContraction
+    round_before_quantize: RoundBeforeQuantize  # formats with e4m3 values
+    amax_floor: float  # block-scaled formats: the block amax is at least this (fp32); 0: none
+    per_tensor_scaling: PerTensorScaling | None  # per-tensor fp8 only
 
 
 @dataclass(frozen=True)
@@ -124,6 +157,12 @@ class RopeKvInsertKernel:
     grid_rule: GridRule
     fp8_max: float  # 448.0
     cache_formats: tuple[CacheFormat, ...]
+    q_rope_contraction: RopeContraction  # how the Q rows' RoPE rounds
+    q_rms_norm: QRmsNorm  # how the Q RMSNorm rounds
+    # which packed cache format each capability family uses (family -> format name), and the
+    # format of every other family
+    packed_format_by_capability_family: tuple[tuple[str, str], ...]
+    packed_format_default: str
 
 
 # ---------------------------------------------------------------------------------------------
@@ -165,7 +204,20 @@ def _parse_cache_format(name: str, d: dict) -> CacheFormat:
         scale_bytes=d.get("scale_bytes", 0),
         per_tensor_scale=d.get("per_tensor_scale", False),
         layout=PackedLayout(d.get("layout", "none")),
+        rope_contraction=RopeContraction(d.get("rope_contraction", "none")),
+        round_before_quantize=RoundBeforeQuantize(d.get("round_before_quantize", "none")),
+        amax_floor=_amax_floor(d.get("amax_floor", 0)),
+        per_tensor_scaling=(
+            PerTensorScaling(d["per_tensor_scaling"]) if "per_tensor_scaling" in d else None
+        ),
     )
+
+
+def _amax_floor(value) -> float:
+    """A spec amax floor: ``fp32_tiny`` (2^-126) or a positive number (rounded to fp32 by the
+    kernel's float literal and the reference's float32 tensor alike); 0 where the format has no
+    block scales."""
+    return 2.0**-126 if value == AmaxFloor.FP32_TINY.value else float(value)
 
 
 def _parse_rope_kv(d: dict) -> RopeKvInsertKernel:
@@ -186,6 +238,12 @@ def _parse_rope_kv(d: dict) -> RopeKvInsertKernel:
         cache_formats=tuple(
             _parse_cache_format(k, v) for k, v in sorted(d["cache_formats"].items())
         ),
+        q_rope_contraction=RopeContraction(d["q_rope_contraction"]),
+        q_rms_norm=QRmsNorm(d["q_rms_norm"]),
+        packed_format_by_capability_family=tuple(
+            sorted(d["packed_cache_format"]["by_capability_family"].items())
+        ),
+        packed_format_default=d["packed_cache_format"]["default"],
     )
 
 

@@ -593,6 +593,82 @@ def _rope_kv_insert(spec: ResolvedSpec, report: Report) -> None:
             )
     for name, fmt in kernel.get("cache_formats", {}).items():
         _check_cache_format(name, fmt, kernel, here + ("cache_formats", name), report)
+        _check_cache_numerics(name, fmt, here + ("cache_formats", name), report)
+    _check_fp8_max(kernel, here, report)
+    _check_packed_cache_format(kernel, here + ("packed_cache_format",), report)
+
+
+# float8_e4m3fn, the dtype of the cache's e4m3 values: its largest finite value.
+E4M3_MAX = capabilities.MXFP8.value_max[ScalarType.FLOAT8_E4M3FN]
+
+
+def _is_e4m3_value(value: float) -> bool:
+    """A normal float8_e4m3fn value up to E4M3_MAX: (1 + m / 8) * 2^e, 3-bit m, e in [-6, 8]."""
+    import math
+
+    if not 0 < value <= E4M3_MAX:
+        return False
+    mantissa, exponent = math.frexp(value)  # value = mantissa * 2^exponent, mantissa in [0.5, 1)
+    return exponent - 1 >= -6 and (mantissa * 16) == int(mantissa * 16)
+
+
+def _check_fp8_max(kernel: dict, here: Path_, report: Report) -> None:
+    """The kernel saturates e4m3 values to +-fp8_max, so fp8_max must be an e4m3 value."""
+    value = kernel.get("fp8_max")
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return
+    if not _is_e4m3_value(float(value)):
+        report(
+            here + ("fp8_max",),
+            f"{value!r} is not a float8_e4m3fn value up to its maximum {E4M3_MAX:g} (the values "
+            "are stored as e4m3 and saturate at fp8_max); use e.g. 448, 240 or 224",
+        )
+
+
+# Which numerics field each cache kind must state, and which it must not (ref §0).
+_NUMERICS_FIELDS = {
+    "fp8_ds_mla": ("rope_contraction", "round_before_quantize", "amax_floor"),
+    "mxfp8": ("rope_contraction", "round_before_quantize", "amax_floor"),
+    "bf16": ("rope_contraction",),
+    "fp8": ("rope_contraction", "round_before_quantize", "per_tensor_scaling"),
+}
+_ALL_NUMERICS = ("rope_contraction", "round_before_quantize", "amax_floor", "per_tensor_scaling")
+
+
+def _check_cache_numerics(name: str, fmt: dict, here: Path_, report: Report) -> None:
+    kind = fmt.get("kind")
+    if kind not in _NUMERICS_FIELDS:
+        return
+    needed = _NUMERICS_FIELDS[kind]
+    for field in _ALL_NUMERICS:
+        if field in needed and field not in fmt:
+            report(
+                here,
+                f"a {kind} cache format must state `{field}` (how the kernel rounds; vLLM "
+                "0.33.0's choices are in ../shared/reference §0)",
+            )
+        elif field not in needed and field in fmt:
+            report(here + (field,), f"a {kind} cache format has no use for `{field}`; remove it")
+
+
+def _check_packed_cache_format(kernel: dict, here: Path_, report: Report) -> None:
+    """Each capability family's packed format (and the default) names a packed cache format."""
+    section = kernel.get("packed_cache_format")
+    if not isinstance(section, dict):
+        return
+    formats = kernel.get("cache_formats", {})
+    packed = sorted(n for n, f in formats.items() if f.get("kind") in ("fp8_ds_mla", "mxfp8"))
+    named = [(("default",), section.get("default"))] + [
+        (("by_capability_family", family), value)
+        for family, value in sorted(section.get("by_capability_family", {}).items())
+    ]
+    for path, value in named:
+        if isinstance(value, str) and value not in packed:
+            report(
+                here + path,
+                f"{value!r} is not a packed cache format of cache_formats; use one of "
+                + ", ".join(packed),
+            )
 
 
 def _check_cache_format(name: str, fmt: dict, kernel: dict, here: Path_, report: Report) -> None:
@@ -632,8 +708,11 @@ def _check_cache_format(name: str, fmt: dict, kernel: dict, here: Path_, report:
                     here + ("scale_bytes",),
                     f"{fp8} values in groups of {group} need {needed} scale bytes, not {scale_bytes}",
                 )
-        if fmt.get("layout") != "token_data_then_scales":
-            report(here + ("layout",), "packed formats use layout token_data_then_scales")
+        if fmt.get("layout") not in ("token_data_then_scales", "interleaved"):
+            report(
+                here + ("layout",),
+                "packed formats use layout token_data_then_scales or interleaved",
+            )
     elif group or scale_bytes:
         report(here, f"a {kind} cache has no per-group scales; remove scale_group / scale_bytes")
     if kind == "fp8" and not fmt.get("per_tensor_scale"):
@@ -1000,8 +1079,25 @@ def _check_cache_capabilities(fmt: CacheFormat, at: Path_, report: FieldReport) 
                 f"{fmt.scale_group} is not a power-of-two multiple of {lane}: a scale group "
                 "spans whole lanes, reduced by a butterfly",
             )
-    if fmt.layout is PackedLayout.TOKEN_DATA_THEN_SCALES and fmt.kind not in _PACKED_KINDS:
+    packed_layout = fmt.layout in (PackedLayout.TOKEN_DATA_THEN_SCALES, PackedLayout.INTERLEAVED)
+    if packed_layout and fmt.kind not in _PACKED_KINDS:
         report(at + ("layout",), f"a {fmt.kind.value} cache is plain rows: write `layout: none`")
+    lanes = fmt.scale_group // lane
+    if fmt.scale_group and fmt.scale_group % lane == 0 and not lanes & (lanes - 1):
+        # rope_kv_core.cuh store_scales: lane 0 writes a token's scale bytes with one 4-, 8- or
+        # 16-byte store, gathering slot i from lane i * (scale_group / values per lane).
+        data_bytes = fmt.fp8_values + 2 * fmt.bf16_values
+        if (
+            fmt.scale_bytes not in (4, 8, 16)
+            or fmt.scale_bytes * lanes > caps.warp_size
+            or data_bytes % fmt.scale_bytes
+        ):
+            report(
+                at + ("scale_bytes",),
+                f"{fmt.scale_bytes} is not implemented: a token's scale bytes are written with one "
+                f"4-, 8- or 16-byte store gathering one byte per {lanes} lanes (so at most "
+                f"{caps.warp_size // lanes}), aligned by a token record of a multiple of them",
+            )
     if fmt.per_tensor_scale and fmt.kind is not CacheFormatKind.FP8:
         report(
             at + ("per_tensor_scale",),

@@ -7,17 +7,27 @@ bound, the cache formats) and configures one ``RopeKvReference`` with it.
 Rounding, step by step (the kernels use the same explicitly rounded fp32 operations):
 
 - inputs widen exactly to fp32; RoPE is GPT-J interleaved on dims [nope_dim, head_dim): pair i is
-  (x1, x2) = dims (nope_dim + 2i, nope_dim + 2i + 1), out = (x1*cos - x2*sin, x2*cos + x1*sin),
-  each product and sum rounded to fp32, cos / sin = cos_sin_cache[position, i] / [rope_dim/2 + i];
-- the Q RMSNorm (no weight) is x * (1 / sqrt(mean(x^2) + eps)), where the sum of squares runs in
-  the kernel's order: 32 lanes each add head_dim / 32 consecutive squares in order, then a
-  butterfly over the lanes; Q is rounded once, to its input dtype, at the end;
-- UE8M0 block scales (MX rule): amax = max(max|x|, fp32 tiny); the scale byte is
+  (x1, x2) = dims (nope_dim + 2i, nope_dim + 2i + 1), cos / sin = cos_sin_cache[position, i] /
+  [rope_dim/2 + i]; with rope_contraction fma, out = (fma(x1, cos, -RN(x2*sin)),
+  fma(x1, sin, RN(x2*cos))) (what vLLM 0.33.0's compiled kernels do), with none,
+  out = (RN(RN(x1*cos) - RN(x2*sin)), RN(RN(x2*cos) + RN(x1*sin)));
+- round_before_quantize input_dtype: the values quantized to e4m3 are first rounded to the kv
+  dtype (values stored as bf16 are rounded to bf16 once);
+- the Q RMSNorm (no weight) is x * r, where the sum of squares s runs in the kernel's order: 32
+  lanes each add head_dim / 32 consecutive squares in order (q_rms_norm fma_rsqrt: by FMAs), then
+  a butterfly over the lanes; r = rsqrt(fma(s, 1 / head_dim, eps)) (fma_rsqrt: the GPU's rsqrtf,
+  matched by torch.rsqrt on CUDA tensors only) or 1 / sqrt(s / head_dim + eps) (exact); Q is
+  rounded once, to its input dtype, at the end;
+- UE8M0 block scales (MX rule): amax = max(max|x|, the format's amax_floor); the scale byte is
   clamp(ceil(log2(amax / fp8_max)) + e8m0_bias, e8m0_min, e8m0_max), read exactly off amax's
   exponent and mantissa bits (no rounded division); values are multiplied by 2^(127 - byte),
-  built from its bits, then rounded to nearest-even e4m3 and saturated to +-fp8_max;
-- a per-tensor fp8 cache stores e4m3(x / scale) with IEEE division, saturated;
-- bf16 cache values are the fp32 values rounded to nearest-even bf16.
+  built from its bits, then saturated to +-fp8_max (fminf(fmaxf(x, -max), max): NaN becomes
+  -fp8_max) and rounded to nearest-even e4m3;
+- a per-tensor fp8 cache stores e4m3(x * RN(1 / scale)) (per_tensor_scaling reciprocal_multiply)
+  or e4m3(x / scale) with IEEE division (divide), saturated;
+- bf16 cache values are the fp32 values rounded to nearest-even bf16;
+- the record layouts: token_data_then_scales (per block, every token's data, then every token's
+  scales) and interleaved (each token's data, then its own scales: vLLM 0.33.0's 528 B record).
 
 Non-finite inputs and positions outside cos_sin_cache are outside the contract.
 """
@@ -29,7 +39,27 @@ from dataclasses import dataclass
 import torch
 
 LANES = 32  # one warp owns one row
-FP32_TINY = torch.finfo(torch.float32).tiny
+
+
+def fma(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+    """RN32(a * b + c) of fp32 tensors, rounded once, like the GPU's fused multiply-add.
+
+    a * b is exact in float64 (48 significant bits); s = RN64(a * b + c) and its error (TwoSum)
+    are exact too. Rounding s to fp32 rounds the exact sum the same way unless s lies exactly
+    halfway between two fp32 values while the sum does not: then s is moved one float64 step
+    towards the sum first."""
+    p = a.double() * b.double()
+    c64 = c.double()
+    s = p + c64
+    virtual = s - p
+    err = (p - (s - virtual)) + (c64 - virtual)
+    s32 = s.float()
+    below = s - s32.double()
+    up = torch.nextafter(s32, torch.full_like(s32, float("inf"))).double() - s32.double()
+    down = torch.nextafter(s32, torch.full_like(s32, -float("inf"))).double() - s32.double()
+    halfway = (below != 0) & ((below == up / 2) | (below == down / 2))
+    s = torch.where(halfway & (err != 0), torch.nextafter(s, s + err), s)
+    return s.float()
 
 
 @dataclass(frozen=True)
@@ -44,7 +74,12 @@ class CacheFormat:
     scale_bytes: int  # UE8M0 bytes per token, padding included
     per_tensor_scale: bool
     token_data_then_scales: bool  # per block: block_size token records, then the scales
+    interleaved: bool  # per token: its data, then its own scales
     data_bytes: int  # bytes of one token record, scales excluded
+    rope_fma: bool  # rope_contraction fma
+    round_to_input: bool  # round_before_quantize input_dtype
+    amax_floor: float  # amax_floor, as the fp32 value the kernel holds (0: no block scales)
+    reciprocal_scale: bool  # per_tensor_scaling reciprocal_multiply
 
 
 @dataclass(frozen=True)
@@ -62,6 +97,8 @@ class RopeKvReference:
     e8m0_bias: int
     e8m0_min: int
     e8m0_max: int
+    q_rope_fma: bool  # q_rope_contraction fma
+    q_norm_fma_rsqrt: bool  # q_rms_norm fma_rsqrt
     cache_formats: tuple[CacheFormat, ...]
 
     def cache_format(self, k_cache: torch.Tensor, kv_mxfp8: bool) -> CacheFormat:
@@ -73,32 +110,44 @@ class RopeKvReference:
             f"{self.variant} has no cache format for {k_cache.dtype} with kv_mxfp8={kv_mxfp8}"
         )
 
-    def rope(self, x: torch.Tensor, cos_sin: torch.Tensor) -> torch.Tensor:
-        """GPT-J interleaved RoPE of fp32 x [..., rope_dim] with cos_sin [..., rope_dim] rows."""
+    def rope(self, x: torch.Tensor, cos_sin: torch.Tensor, contract: bool) -> torch.Tensor:
+        """GPT-J interleaved RoPE of fp32 x [..., rope_dim] with cos_sin [..., rope_dim] rows;
+        contract: the FMA form of rope_contraction fma."""
         half = self.rope_dim // 2
         pairs = x.unflatten(-1, (half, 2))
         x1, x2 = pairs[..., 0], pairs[..., 1]
         cos, sin = cos_sin[..., :half], cos_sin[..., half:]
-        return torch.stack((x1 * cos - x2 * sin, x2 * cos + x1 * sin), dim=-1).flatten(-2)
+        if contract:
+            cos, sin = cos.expand_as(x1), sin.expand_as(x1)
+            even, odd = fma(x1, cos, -(x2 * sin)), fma(x1, sin, x2 * cos)
+        else:
+            even, odd = x1 * cos - x2 * sin, x2 * cos + x1 * sin
+        return torch.stack((even, odd), dim=-1).flatten(-2)
 
     def inverse_rms(self, x: torch.Tensor, eps: float) -> torch.Tensor:
-        """1 / sqrt(mean(x^2) + eps) over the last dim of fp32 x, summed in the kernel's order."""
-        values_per_lane = self.head_dim // LANES
-        squares = (x * x).unflatten(-1, (LANES, values_per_lane))
-        total = squares[..., 0]
-        for i in range(1, values_per_lane):
-            total = total + squares[..., i]
+        """The RMSNorm factor over the last dim of fp32 x, summed in the kernel's order (see
+        the module docstring: q_rms_norm fma_rsqrt or exact)."""
+        values = x.unflatten(-1, (LANES, self.head_dim // LANES))
+        total = values[..., 0] * values[..., 0]
+        for i in range(1, values.shape[-1]):
+            v = values[..., i]
+            total = fma(v, v, total) if self.q_norm_fma_rsqrt else total + v * v
         lane = torch.arange(LANES, device=x.device)
         offset = LANES // 2
         while offset:
             total = total + total[..., lane ^ offset]
             offset //= 2
-        return torch.sqrt(total[..., 0] / self.head_dim + eps).reciprocal()
+        total = total[..., 0]
+        if self.q_norm_fma_rsqrt:
+            scale = torch.full_like(total, 1.0 / self.head_dim)
+            return torch.rsqrt(fma(total, scale, torch.full_like(total, eps)))
+        return torch.sqrt(total / self.head_dim + eps).reciprocal()
 
-    def ue8m0_scale(self, amax: torch.Tensor) -> torch.Tensor:
-        """UE8M0 scale bytes (int32) of fp32 block maxima: ceil(log2(amax / fp8_max)) + bias,
-        exact."""
-        bits = torch.clamp_min(amax, FP32_TINY).view(torch.int32)
+    def ue8m0_scale(self, amax: torch.Tensor, floor: float) -> torch.Tensor:
+        """UE8M0 scale bytes (int32) of fp32 block maxima: ceil(log2(max(amax, floor) /
+        fp8_max)) + bias, exact; floor is held in fp32, as the kernel's float literal is."""
+        floor32 = torch.tensor(floor, dtype=torch.float32, device=amax.device)
+        bits = torch.maximum(amax, floor32).view(torch.int32)
         round_up = ((bits & 0x7FFFFF) > self.fp8_max_mantissa).to(torch.int32)
         scale = (bits >> 23) - self.fp8_max_exponent + round_up
         return scale.clamp(self.e8m0_min, self.e8m0_max)
@@ -108,21 +157,31 @@ class RopeKvReference:
         return ((2 * self.e8m0_bias - scale) << 23).view(torch.float32)
 
     def to_e4m3(self, x: torch.Tensor) -> torch.Tensor:
-        """Round-to-nearest-even e4m3 bytes of fp32 x, saturated to +-fp8_max."""
-        return x.clamp(-self.fp8_max, self.fp8_max).to(torch.float8_e4m3fn).view(torch.uint8)
+        """Round-to-nearest-even e4m3 bytes of fp32 x, saturated first as the kernel does it,
+        fminf(fmaxf(x, -fp8_max), fp8_max): NaN becomes -fp8_max."""
+        limit = torch.tensor(self.fp8_max, dtype=torch.float32, device=x.device)
+        saturated = torch.fmin(torch.fmax(x, -limit), limit)
+        return saturated.to(torch.float8_e4m3fn).view(torch.uint8)
 
     def encode_kv(
-        self, x: torch.Tensor, fmt: CacheFormat, fp8_scale: torch.Tensor | None
+        self,
+        x: torch.Tensor,
+        fmt: CacheFormat,
+        fp8_scale: torch.Tensor | None,
+        dtype: torch.dtype,
     ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Token records (uint8 [n, data_bytes]) and scale records (uint8 [n, scale_bytes] or
-        None) of fp32 rows x [n, head_dim] that RoPE has already been applied to."""
+        None) of fp32 rows x [n, head_dim] that RoPE has already been applied to; dtype: the kv
+        dtype (round_before_quantize)."""
         parts = []
         scales = None
         if fmt.fp8_values:
             values = x[:, : fmt.fp8_values]
+            if fmt.round_to_input:
+                values = values.to(dtype).float()
             if fmt.scale_group:
                 groups = values.unflatten(1, (-1, fmt.scale_group))
-                scale = self.ue8m0_scale(groups.abs().amax(dim=-1))
+                scale = self.ue8m0_scale(groups.abs().amax(dim=-1), fmt.amax_floor)
                 scaled = groups * self.ue8m0_reciprocal(scale).unsqueeze(-1)
                 parts.append(self.to_e4m3(scaled).flatten(1))
                 padding = scale.new_zeros(scale.shape[0], fmt.scale_bytes - scale.shape[1])
@@ -132,7 +191,11 @@ class RopeKvReference:
                     raise ValueError(
                         f"the {fmt.name} cache format needs fp8_scale (its per-tensor scale)"
                     )
-                parts.append(self.to_e4m3(values / fp8_scale))
+                if fmt.reciprocal_scale:
+                    reciprocal = torch.ones_like(fp8_scale).div(fp8_scale)
+                    parts.append(self.to_e4m3(values * reciprocal))
+                else:
+                    parts.append(self.to_e4m3(values / fp8_scale))
         if fmt.bf16_values:
             parts.append(x[:, fmt.fp8_values :].to(torch.bfloat16).view(torch.uint8))
         return torch.cat(parts, dim=1), scales
@@ -158,13 +221,16 @@ class RopeKvReference:
         keep = slot_mapping >= 0
         x = kv[:rows].float()
         nope = self.nope_dim
-        x[:, nope:] = self.rope(x[:, nope:], cos_sin_cache[position_ids[:rows]])
-        data, scales = self.encode_kv(x[keep], fmt, fp8_scale)
+        x[:, nope:] = self.rope(x[:, nope:], cos_sin_cache[position_ids[:rows]], fmt.rope_fma)
+        data, scales = self.encode_kv(x[keep], fmt, fp8_scale, kv.dtype)
         slots = slot_mapping[keep]
         block = slots // cache_block_size
         offset = slots % cache_block_size
         raw = k_cache.view(torch.uint8)  # [num_blocks, block_size, record bytes], in bytes
-        if fmt.token_data_then_scales:
+        if fmt.interleaved:
+            assert scales is not None  # block-scaled: an interleaved record holds its scales
+            raw[block, offset] = torch.cat((data, scales), dim=1)
+        elif fmt.token_data_then_scales:
             records = raw.as_strided(
                 (raw.shape[0], cache_block_size, fmt.data_bytes),
                 (raw.stride(0), fmt.data_bytes, 1),
@@ -198,7 +264,7 @@ class RopeKvReference:
         if apply_q_norm:
             x = x * self.inverse_rms(x, eps).unsqueeze(-1)
         cos_sin = cos_sin_cache[position_ids[:tokens]].unsqueeze(1)
-        x[..., self.nope_dim :] = self.rope(x[..., self.nope_dim :], cos_sin)
+        x[..., self.nope_dim :] = self.rope(x[..., self.nope_dim :], cos_sin, self.q_rope_fma)
         q_out = q_in.new_zeros(tokens, q_head_padded, self.head_dim)
         q_out[:, :heads] = x.to(q_in.dtype)
         return q_out

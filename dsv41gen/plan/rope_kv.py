@@ -39,8 +39,12 @@ from dsv41gen.model import (
     CosSinLayout,
     GridRule,
     PackedLayout,
+    PerTensorScaling,
+    QRmsNorm,
+    RopeContraction,
     RopeKvInsertKernel,
     RopeStyle,
+    RoundBeforeQuantize,
     ScalarType,
 )
 
@@ -58,9 +62,16 @@ FP32_MANTISSA_BITS = 23
 # resident warps set the bandwidth; 64 registers hold two tokens' rows without spilling.
 KV_ONLY_THREADS_PER_SM = 1024
 
+# Programmatic dependent launch (cudaLaunchAttributeProgrammaticStreamSerialization) exists from
+# Hopper (compute capability 9.0) on; vLLM 0.33.0's launchers set it there too (ref §0, seed 002
+# review 1). The kernels wait on the previous grid before their first global access
+# (griddepcontrol.wait) and let the next one start once their stores are issued.
+PDL_MIN_MAJOR = 9
+
 KV_OP = "fused_deepseek_v4_kv_rope_insert"
 Q_OP = "fused_deepseek_v4_qnorm_rope_kv_insert"
 DEBUG_GRID_OP = "_debug_set_grid"
+DEBUG_LAUNCH_OP = "_debug_last_launch"
 
 # KV-only schema: reference §7, verbatim.
 KV_OP_SCHEMA = (
@@ -78,6 +89,10 @@ Q_OP_SCHEMA = (
     "Tensor? fp8_scale=None, bool kv_mxfp8=False) -> ()"
 )
 DEBUG_GRID_SCHEMA = "_debug_set_grid(str grid) -> ()"
+# [programmatic stream serialization set (0/1), grid blocks, threads per block] of the last launch
+DEBUG_LAUNCH_SCHEMA = "_debug_last_launch() -> int[]"
+# benchmarks only: allow (True, the default) or forbid programmatic serialization on SM90+
+DEBUG_PDL_SCHEMA = "_debug_allow_pdl(bool allow) -> ()"
 GRID_CHOICES = (("rule", "kRule"), ("warp_per_slot", "kWarpPerSlot"), ("reduced", "kReduced"))
 
 
@@ -179,8 +194,16 @@ class CachePlan:
     scale_bytes: int  # per token, with padding
     pad_bytes: int
     per_tensor_scale: bool
-    token_data_then_scales: bool  # packed block layout
+    token_data_then_scales: bool  # packed, per block: every token's data, then every token's scales
+    interleaved: bool  # packed, per token: its data, then its own scales
+    layout_enum: str  # "RecordLayout::kInterleaved"
     data_bytes: int  # bytes of one token's data (packed: in the data region; plain: the row)
+    # numerics (cache_formats.<name>.rope_contraction, round_before_quantize, amax_floor,
+    # per_tensor_scaling)
+    rope_fma: bool
+    round_to_input: bool
+    amax_floor: float  # the spec's floor rounded to fp32 (what 1e-4f is in C++); 0: no block scales
+    reciprocal_scale: bool  # per-tensor fp8: x * RN(1 / scale), else RN(x / scale)
     selected_by_kv_mxfp8: bool  # uint8 caches: which packed format kv_mxfp8 selects
     description: str
     select_cpp: str = ""  # C++ condition on (k_cache, kv_mxfp8) that picks this format
@@ -214,6 +237,14 @@ class CachePlan:
     @property
     def torch_dtype_py(self) -> PyCode:
         return PyCode(self.cache_torch_dtype)
+
+    @property
+    def layout_cpp(self) -> CppCode:
+        return CppCode(self.layout_enum)
+
+    @property
+    def amax_floor_float(self) -> CppFloat:
+        return CppFloat(self.amax_floor)
 
 
 @dataclass(frozen=True)
@@ -285,6 +316,8 @@ class OpLiterals:
     kv_op_schema: str
     q_op_schema: str
     debug_grid_schema: str
+    debug_launch_schema: str
+    debug_pdl_schema: str
 
 
 @dataclass(frozen=True)
@@ -327,6 +360,12 @@ class RopeKvPlan:
     fp8_max_cpp: str
     fp8_max_exponent: int  # floor(log2(fp8_max))
     fp8_max_mantissa_field: int  # fp8_max's fp32 mantissa field
+    q_rope_fma: bool  # spec: q_rope_contraction
+    q_norm_rsqrt: bool  # spec: q_rms_norm fma_rsqrt
+    # spec: packed_cache_format (capability family -> packed format name; the rest: the default)
+    packed_format_by_family: tuple[tuple[str, str], ...]
+    packed_format_default: str
+    pdl_min_major: int  # launches on devices of this major and up allow programmatic serialization
     e8m0_bias: int
     e8m0_min: int
     e8m0_max: int
@@ -345,9 +384,12 @@ class RopeKvPlan:
     kv_op: str
     q_op: str
     debug_grid_op: str
+    debug_launch_op: str
     kv_op_schema: str
     q_op_schema: str
     debug_grid_schema: str
+    debug_launch_schema: str
+    debug_pdl_schema: str
     grid_choices: tuple[GridChoicePlan, ...]
     unknown_grid_message_args: str
     literals: OpLiterals
@@ -398,6 +440,8 @@ class RopeKvPlan:
             "kv": Comment(self.kv_op_schema),
             "q": Comment(self.q_op_schema),
             "debug_grid": Comment(self.debug_grid_schema),
+            "debug_launch": Comment(self.debug_launch_schema),
+            "debug_pdl": Comment(self.debug_pdl_schema),
         }
 
     @property
@@ -409,6 +453,8 @@ class RopeKvPlan:
             "kv_op_schema": CppCode(self.literals.kv_op_schema),
             "q_op_schema": CppCode(self.literals.q_op_schema),
             "debug_grid_schema": CppCode(self.literals.debug_grid_schema),
+            "debug_launch_schema": CppCode(self.literals.debug_launch_schema),
+            "debug_pdl_schema": CppCode(self.literals.debug_pdl_schema),
         }
 
     @property
@@ -442,6 +488,14 @@ class RopeKvPlan:
     @property
     def fp8_max_float(self) -> CppFloat:
         return CppFloat(self.fp8_max)
+
+    @property
+    def packed_format_by_family_py(self) -> PyLiteral:
+        return PyLiteral(dict(self.packed_format_by_family))
+
+    @property
+    def packed_format_default_py(self) -> PyLiteral:
+        return PyLiteral(self.packed_format_default)
 
     @property
     def csrc_dir_doc(self) -> DocText:
@@ -509,6 +563,13 @@ _CACHE_ENUMERATORS = {
 }
 
 
+def _fp32(value: float) -> float:
+    """value rounded to the nearest fp32 (as a C++ float literal of it would be)."""
+    import struct
+
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
 def c_string(text: str) -> str:
     """A C++ string literal holding ``text``."""
     out = []
@@ -567,7 +628,7 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
             f"{where}: fp8_values must be a multiple of {values_per_lane} (values per lane)"
         )
     data_bytes = fmt.fp8_values + 2 * fmt.bf16_values
-    packed = fmt.layout is PackedLayout.TOKEN_DATA_THEN_SCALES
+    packed = fmt.layout in (PackedLayout.TOKEN_DATA_THEN_SCALES, PackedLayout.INTERLEAVED)
     num_scales = fmt.fp8_values // fmt.scale_group if fmt.scale_group else 0
     lanes_per_scale = fmt.scale_group // values_per_lane if fmt.scale_group else 0
     if fmt.scale_group:
@@ -579,8 +640,22 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
             raise RopeKvPlanError(f"{where}: fp8_values must be a multiple of scale_group")
         if fmt.scale_bytes < num_scales:
             raise RopeKvPlanError(f"{where}: scale_bytes {fmt.scale_bytes} < {num_scales} scales")
+        # The kernel writes a token's scale bytes with one 4-, 8- or 16-byte store from lane 0,
+        # gathering slot i from lane i * lanes_per_scale (rope_kv_core.cuh store_scales).
+        if fmt.scale_bytes not in (4, 8, 16) or fmt.scale_bytes * lanes_per_scale > LANES_PER_WARP:
+            raise RopeKvPlanError(
+                f"{where}: scale_bytes must be 4, 8 or 16 and at most "
+                f"{LANES_PER_WARP // lanes_per_scale} (one slot per {lanes_per_scale} lanes)"
+            )
+        if (fmt.fp8_values + 2 * fmt.bf16_values) % fmt.scale_bytes:
+            raise RopeKvPlanError(
+                f"{where}: the token data must be a multiple of scale_bytes long, so that each "
+                "token's scale bytes are aligned for one store"
+            )
         if not packed:
-            raise RopeKvPlanError(f"{where}: block scales need the token_data_then_scales layout")
+            raise RopeKvPlanError(f"{where}: block scales need a packed layout")
+        if not fmt.amax_floor > 0:
+            raise RopeKvPlanError(f"{where}: block scales need an amax_floor above 0")
     if packed:
         if (
             fmt.bytes_per_token != data_bytes + fmt.scale_bytes
@@ -610,6 +685,8 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
         parts.append(f"{fmt.scale_bytes} UE8M0 scale bytes (one per {fmt.scale_group})")
     if fmt.per_tensor_scale:
         parts.append("one float32 per-tensor scale")
+    if fmt.per_tensor_scale != (fmt.per_tensor_scaling is not None):
+        raise RopeKvPlanError(f"{where}: per_tensor_scaling goes with per_tensor_scale")
     enumerator = _CACHE_ENUMERATORS[fmt.kind]
     return CachePlan(
         spec_name=fmt.name,
@@ -631,12 +708,35 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
         scale_bytes=fmt.scale_bytes,
         pad_bytes=fmt.scale_bytes - num_scales if fmt.scale_group else 0,
         per_tensor_scale=fmt.per_tensor_scale,
-        token_data_then_scales=packed,
+        token_data_then_scales=fmt.layout is PackedLayout.TOKEN_DATA_THEN_SCALES,
+        interleaved=fmt.layout is PackedLayout.INTERLEAVED,
+        layout_enum=f"RecordLayout::{_LAYOUT_ENUMERATORS[fmt.layout]}",
         data_bytes=data_bytes,
+        rope_fma=_ROPE_FMA[fmt.rope_contraction],
+        round_to_input=_ROUNDS_TO_INPUT[fmt.round_before_quantize],
+        amax_floor=_fp32(fmt.amax_floor),
+        reciprocal_scale=fmt.per_tensor_scaling is PerTensorScaling.RECIPROCAL_MULTIPLY,
         selected_by_kv_mxfp8=fmt.kind is CacheFormatKind.MXFP8,
-        description=" + ".join(parts)
-        + (", token data then scales per block" if packed else ", plain rows"),
+        description=" + ".join(parts) + _LAYOUT_DESCRIPTIONS[fmt.layout],
     )
+
+
+_LAYOUT_ENUMERATORS = {
+    PackedLayout.TOKEN_DATA_THEN_SCALES: "kTokenDataThenScales",
+    PackedLayout.INTERLEAVED: "kInterleaved",
+    PackedLayout.NONE: "kPlainRow",
+}
+_LAYOUT_DESCRIPTIONS = {
+    PackedLayout.TOKEN_DATA_THEN_SCALES: ", token data then scales per block",
+    PackedLayout.INTERLEAVED: ", each token's data then its scales",
+    PackedLayout.NONE: ", plain rows",
+}
+
+
+# Every member of each numerics enum has an entry (tests/kernels/test_rope_kv_plan.py checks).
+_ROPE_FMA = {RopeContraction.FMA: True, RopeContraction.NONE: False}
+_ROUNDS_TO_INPUT = {RoundBeforeQuantize.INPUT_DTYPE: True, RoundBeforeQuantize.NONE: False}
+_NORM_RSQRT = {QRmsNorm.FMA_RSQRT: True, QRmsNorm.EXACT: False}
 
 
 def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scalars, variant: str):
@@ -722,6 +822,16 @@ def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scal
     ]
     kv.append(
         Check(
+            "cos_sin_cache.size(0) <= INT32_MAX",
+            _msg(
+                "cos_sin_cache has ",
+                "{cos_sin_cache.size(0)}",
+                " rows; the kernel holds positions as 32-bit integers, so at most 2^31 - 1",
+            ),
+        )
+    )
+    kv.append(
+        Check(
             f"reinterpret_cast<uintptr_t>(kv.data_ptr()) % {VECTOR_BYTES} == 0 && "
             f"reinterpret_cast<uintptr_t>(cos_sin_cache.data_ptr()) % {VECTOR_BYTES} == 0",
             _msg(
@@ -753,6 +863,14 @@ def _checks(plan_caches: tuple[CachePlan, ...], kernel: RopeKvInsertKernel, scal
             _msg(
                 "k_cache's last dimension must be contiguous (stride(2) == 1), got strides ",
                 "{k_cache.strides()}",
+            ),
+        ),
+        Check(
+            "k_cache.size(0) * k_cache.size(1) <= INT32_MAX",
+            _msg(
+                "k_cache holds ",
+                "{k_cache.size(0) * k_cache.size(1)}",
+                " token slots; the kernel holds slots as 32-bit integers, so at most 2^31 - 1",
             ),
         ),
         Check(
@@ -862,13 +980,14 @@ def _with_format_checks(caches: tuple[CachePlan, ...], variant: str) -> tuple[Ca
                 ),
             )
         ]
-        if c.token_data_then_scales:
+        if c.token_data_then_scales or c.interleaved:
+            layout = "token data then scales" if c.token_data_then_scales else "token records"
             checks.append(
                 Check(
                     f"k_cache.stride(1) == {rw}",
                     _msg(
                         f"a {c.spec_name} cache block must be one contiguous byte range "
-                        f"(token data then scales), so k_cache.stride(1) must be {rw}, "
+                        f"({layout}), so k_cache.stride(1) must be {rw}, "
                         "got strides ",
                         "{k_cache.strides()}",
                     ),
@@ -1009,7 +1128,7 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
     names = [c.spec_name for c in caches]
     if len(set(names)) != len(names) or len({c.kind for c in caches}) != len(caches):
         raise RopeKvPlanError(f"{where}.cache_formats: each format kind may appear once")
-    packed = tuple(c for c in caches if c.token_data_then_scales)
+    packed = tuple(c for c in caches if c.token_data_then_scales or c.interleaved)
     # The KV-only op tells packed formats apart by kv_mxfp8, and one cache dtype must not name two
     # formats otherwise.
     for dtype in {c.cache_dtype for c in caches}:
@@ -1020,6 +1139,15 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
             raise RopeKvPlanError(f"{where}.cache_formats: two formats share cache dtype {dtype}")
 
     fp8_exp, fp8_mant = _fp32_fields(kernel.fp8_max)
+    packed_names = [c.spec_name for c in packed]
+    for family, name in (
+        *kernel.packed_format_by_capability_family,
+        ("default", kernel.packed_format_default),
+    ):
+        if name not in packed_names:
+            raise RopeKvPlanError(
+                f"{where}.packed_cache_format.{family}: {name!r} is not a packed cache format"
+            )
 
     # Instantiations: KV-only (kNumHeadsQPadded == 0) never normalises a Q, so it is emitted with
     # APPLY_Q_NORM=false only; every other value gets each apply_q_norm value of the spec.
@@ -1090,6 +1218,11 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
         fp8_max_cpp=f"{kernel.fp8_max!r}f",
         fp8_max_exponent=fp8_exp,
         fp8_max_mantissa_field=fp8_mant,
+        q_rope_fma=_ROPE_FMA[kernel.q_rope_contraction],
+        q_norm_rsqrt=_NORM_RSQRT[kernel.q_rms_norm],
+        packed_format_by_family=kernel.packed_format_by_capability_family,
+        packed_format_default=kernel.packed_format_default,
+        pdl_min_major=PDL_MIN_MAJOR,
         e8m0_bias=E8M0_BIAS,
         e8m0_min=E8M0_MIN,
         e8m0_max=E8M0_MAX,
@@ -1106,9 +1239,12 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
         kv_op=KV_OP,
         q_op=Q_OP,
         debug_grid_op=DEBUG_GRID_OP,
+        debug_launch_op=DEBUG_LAUNCH_OP,
         kv_op_schema=KV_OP_SCHEMA,
         q_op_schema=Q_OP_SCHEMA,
         debug_grid_schema=DEBUG_GRID_SCHEMA,
+        debug_launch_schema=DEBUG_LAUNCH_SCHEMA,
+        debug_pdl_schema=DEBUG_PDL_SCHEMA,
         grid_choices=tuple(
             GridChoicePlan(n, c_string(n), f"GridChoice::{e}") for n, e in GRID_CHOICES
         ),
@@ -1123,6 +1259,8 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
             c_string(KV_OP_SCHEMA),
             c_string(Q_OP_SCHEMA),
             c_string(DEBUG_GRID_SCHEMA),
+            c_string(DEBUG_LAUNCH_SCHEMA),
+            c_string(DEBUG_PDL_SCHEMA),
         ),
         kv_checks=kv_checks,
         q_checks=q_checks,

@@ -135,11 +135,67 @@ def render_rope_kv_into(directory: Path, plan) -> Path:
     return directory
 
 
+EXACT_MATH = "exact_math"
+
+
+def exact_math_kernel():
+    """V4.1's kernel section with the numerics vLLM 0.33.0 does not use, which a spec may still
+    ask for: every product and sum rounded on its own, no rounding before quantization, the fp32
+    tiny as amax floor, IEEE division for the per-tensor scale, the token_data_then_scales mxfp8
+    record; and fp8_max 240 (an e4m3 value below 448). Two Q head counts keep its build small."""
+    from dataclasses import replace
+
+    from dsv41gen.model import (
+        PackedLayout,
+        PerTensorScaling,
+        QRmsNorm,
+        RopeContraction,
+        RoundBeforeQuantize,
+    )
+
+    def exact(fmt):
+        changes = {"rope_contraction": RopeContraction.NONE}
+        if fmt.fp8_values:
+            changes["round_before_quantize"] = RoundBeforeQuantize.NONE
+        if fmt.scale_group:
+            changes["amax_floor"] = 2.0**-126
+        if fmt.per_tensor_scale:
+            changes["per_tensor_scaling"] = PerTensorScaling.DIVIDE
+        if fmt.layout is PackedLayout.INTERLEAVED:
+            changes["layout"] = PackedLayout.TOKEN_DATA_THEN_SCALES
+        return replace(fmt, **changes)
+
+    kernel = rope_kv_kernel_spec("deepseek_v41")
+    return replace(
+        kernel,
+        fp8_max=240.0,
+        num_heads_q_padded=(0, 16),
+        q_rope_contraction=RopeContraction.NONE,
+        q_rms_norm=QRmsNorm.EXACT,
+        cache_formats=tuple(exact(f) for f in kernel.cache_formats),
+    )
+
+
+def build_exact_math(root: str) -> None:
+    """Render and build the exact-math variant where the ops fixture finds it under
+    ROPE_KV_BUILD_DIR=root (scripts/gpu_rope_kv.sh builds it beside the specs' variants)."""
+    from dsv41gen.plan.rope_kv import plan_rope_kv, write_rope_kv
+
+    plan = plan_rope_kv(exact_math_kernel(), EXACT_MATH)
+    src, build = Path(root) / "src" / EXACT_MATH, Path(root) / EXACT_MATH
+    write_rope_kv(plan, src)
+    build.mkdir(parents=True, exist_ok=True)
+    _import_rendered(src, plan.loader_module).load(build_directory=str(build))
+
+
 @pytest.fixture(scope="session")
 def rope_kv_plans() -> dict:
+    """variant -> plan: the two specs' variants and the exact-math test variant."""
     from dsv41gen.plan.rope_kv import plan_rope_kv
 
-    return {v: plan_rope_kv(rope_kv_kernel_spec(v), v) for v in ROPE_KV_VARIANTS}
+    plans = {v: plan_rope_kv(rope_kv_kernel_spec(v), v) for v in ROPE_KV_VARIANTS}
+    plans[EXACT_MATH] = plan_rope_kv(exact_math_kernel(), EXACT_MATH)
+    return plans
 
 
 @pytest.fixture(scope="session")
@@ -156,8 +212,47 @@ def rope_kv_references(rope_kv_rendered, rope_kv_plans) -> dict:
     """variant -> the imported pure-torch reference module."""
     return {
         v: _import_rendered(rope_kv_rendered[v], rope_kv_plans[v].reference_module)
-        for v in ROPE_KV_VARIANTS
+        for v in rope_kv_plans
     }
+
+
+@pytest.fixture(scope="session")
+def ops(rope_kv_rendered, rope_kv_plans):
+    """variant -> torch.ops namespace of its extension (GPU tests), built once.
+
+    With ROPE_KV_BUILD_DIR set, the sources are rendered into $ROPE_KV_BUILD_DIR/src/<variant>
+    (unchanged files untouched) and built in $ROPE_KV_BUILD_DIR/<variant>, so that another
+    process (the benchmark) reuses the build; else both live in the session's temp directories.
+    """
+    from dsv41gen.plan.rope_kv import write_rope_kv
+
+    root = os.environ.get("ROPE_KV_BUILD_DIR")
+    built = {}
+    for variant, plan in rope_kv_plans.items():
+        src = rope_kv_rendered[variant]
+        build = None
+        if root:
+            src = Path(root) / "src" / variant
+            write_rope_kv(plan, src)
+            build = Path(root) / variant
+            build.mkdir(parents=True, exist_ok=True)
+        loader = _import_rendered(Path(src), plan.loader_module)
+        built[variant] = loader.load(build_directory=str(build) if build else None)
+    return built
+
+
+@pytest.fixture
+def grid(ops):
+    """Force a grid for one test, then restore the spec's rule."""
+    forced = []
+
+    def force(variant, choice):
+        forced.append(variant)
+        ops[variant]._debug_set_grid(choice)
+
+    yield force
+    for variant in forced:
+        ops[variant]._debug_set_grid("rule")
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,6 @@ bytes first), q_out (poisoned with random bits first), and kv before / after.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import sys
@@ -23,6 +22,7 @@ pytestmark = [
 
 V4 = "deepseek_v4"
 V41 = "deepseek_v41"
+EXACT = "exact_math"  # conftest: V4.1 with the exact-math numerics and fp8_max 240
 BLOCK_SIZE = 64
 MAX_POSITION = 8192
 EPS = 1e-6
@@ -31,53 +31,6 @@ TOKENS = (1, 17, 1023, 1024, 1025, 16384, 65536, 262144)
 HEADS = (0, 8, 16, 128)
 LIVE_HEADS = {8: 8, 16: 13, 128: 125}  # 16 and 128 also zero-fill padded heads
 Q_CHUNK = 4096  # tokens per reference call for Q (bounds the reference's fp32 temporaries)
-
-
-def _import(path, name):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-@pytest.fixture(scope="session")
-def ops(rope_kv_rendered, rope_kv_plans):
-    """variant -> torch.ops namespace of its extension, built once.
-
-    With ROPE_KV_BUILD_DIR set, the sources are rendered into $ROPE_KV_BUILD_DIR/src/<variant>
-    (unchanged files untouched) and built in $ROPE_KV_BUILD_DIR/<variant>, so that another
-    process (the benchmark) reuses the build; else both live in the session's temp directories.
-    """
-    from dsv41gen.plan.rope_kv import write_rope_kv
-
-    root = os.environ.get("ROPE_KV_BUILD_DIR")
-    built = {}
-    for variant, plan in rope_kv_plans.items():
-        src = rope_kv_rendered[variant]
-        build = None
-        if root:
-            src = os.path.join(root, "src", variant)
-            write_rope_kv(plan, src)
-            build = os.path.join(root, variant)
-            os.makedirs(build, exist_ok=True)
-        loader = _import(os.path.join(src, f"{plan.loader_module}.py"), plan.loader_module)
-        built[variant] = loader.load(build_directory=build)
-    return built
-
-
-@pytest.fixture
-def grid(ops):
-    """Force a grid for one test, then restore the spec's rule."""
-    forced = []
-
-    def force(variant, choice):
-        forced.append(variant)
-        ops[variant]._debug_set_grid(choice)
-
-    yield force
-    for variant in forced:
-        ops[variant]._debug_set_grid("rule")
 
 
 def cos_sin_cache(device="cuda"):
@@ -249,11 +202,16 @@ def test_both_grids_write_the_same_bytes(
 
 @pytest.mark.parametrize("scale", (0.37, 3.0e-3, 2.0**-32, 2.0**32, 1.0e-12, 7.0e11, 1.0e-40))
 @pytest.mark.parametrize("heads", (0, 16))
-def test_fp8_per_tensor_division_matches_ieee(ops, rope_kv_references, scale, heads):
-    """The fp8 format's x / scale (x * RN64(1 / scale) in double, rounded to float) against IEEE
-    division, on kv rows spanning 2^-140 .. 2^125 with signed zeros, at scales from a float
-    subnormal to 7e11 (quotients from 0 to inf)."""
-    case = Case(rope_kv_references[V41], "fp8", torch.bfloat16, 4099, heads, True, seed=11)
+@pytest.mark.parametrize("variant", (V41, EXACT))
+def test_fp8_per_tensor_scaling_matches_the_reference(
+    ops, rope_kv_references, variant, scale, heads
+):
+    """The fp8 format's scaling against the reference (torch's IEEE float32 arithmetic), on kv
+    rows spanning 2^-140 .. 2^125 with signed zeros, at scales from a float subnormal to 7e11
+    (quotients from 0 to inf): V4.1's x * RN(1 / scale) (per_tensor_scaling reciprocal_multiply,
+    RN(1 / scale) taken as RN32(RN64(1 / scale))) and the exact-math variant's x / scale (divide:
+    x * RN64(1 / scale) in double, rounded to float)."""
+    case = Case(rope_kv_references[variant], "fp8", torch.bfloat16, 4099, heads, True, seed=11)
     g = torch.Generator("cuda").manual_seed(5)
     kv = torch.randn(case.kv.shape, device="cuda", generator=g)
     kv *= torch.exp2(torch.randint(-140, 126, kv.shape, device="cuda", generator=g).float())
@@ -262,7 +220,7 @@ def test_fp8_per_tensor_division_matches_ieee(ops, rope_kv_references, scale, he
     case.kv.copy_(kv.to(case.kv.dtype))
     case.kv_before = case.kv.clone()
     case.scale.fill_(scale)
-    run_and_check(ops[V41], case)
+    run_and_check(ops[variant], case)
 
 
 @pytest.mark.parametrize("num_tokens", (17, 2048))
@@ -388,7 +346,7 @@ def child_build(ops, rope_kv_rendered, rope_kv_plans):
     """Where a child process finds each variant's sources and (already built) extension."""
     root = os.environ.get("ROPE_KV_BUILD_DIR")
     sources, builds = {}, {}
-    for variant in rope_kv_plans:
+    for variant in (V4, V41):  # the specs' variants (the child plans them from their specs)
         if root:
             sources[variant] = os.path.join(root, "src", variant)
             builds[variant] = os.path.join(root, variant)
@@ -412,6 +370,39 @@ def test_input_checks(child_build, index):
         name = signal.Signals(-code).name
         pytest.fail(f"the op crashed the process with {name}:\n{output[-4000:]}", pytrace=False)
     assert code == 0, output[-4000:]
+
+
+@pytest.mark.parametrize("num_tokens", (1, 1023, 1025, 65536))
+@pytest.mark.parametrize("heads", (0, 16))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fmt", FORMATS_V41)
+def test_exact_math_variant_matches_its_reference(
+    ops, rope_kv_references, fmt, dtype, heads, num_tokens
+):
+    """The numerics a spec may still ask for (rope_contraction none, round_before_quantize none,
+    amax_floor fp32_tiny, per_tensor_scaling divide, the token_data_then_scales mxfp8 record)
+    with fp8_max 240: kernel and reference agree byte for byte, so fp8_max reaches the kernel's
+    saturation (not cvt's 448)."""
+    case = Case(
+        rope_kv_references[EXACT], fmt, DTYPES[dtype], num_tokens, heads, True, seed=num_tokens
+    )
+    # push values past 240 after scaling (saturation), within the dtype's range
+    case.kv.mul_(64 if dtype == "bf16" else 16)
+    case.kv_before = case.kv.clone()
+    run_and_check(ops[EXACT], case)
+
+
+def test_launches_allow_programmatic_serialization_on_sm90(ops, rope_kv_references):
+    """PDL: on SM90+ the launcher passes cudaLaunchAttributeProgrammaticStreamSerialization, read
+    back from what the last launch was given."""
+    major = torch.cuda.get_device_capability()[0]
+    for heads in (0, 16):
+        case = Case(rope_kv_references[V41], "mxfp8", torch.bfloat16, 3000, heads, True, seed=4)
+        case.run(ops[V41])
+        torch.cuda.synchronize()
+        serialization, blocks, threads = ops[V41]._debug_last_launch()
+        assert serialization == (1 if major >= 9 else 0)
+        assert threads == 256 and blocks > 0
 
 
 def test_debug_grid_rejects_unknown_names(ops):

@@ -22,21 +22,23 @@ def ref(rope_kv_references):
     return rope_kv_references[V41]
 
 
-def test_rope_of_a_known_pair_uses_gptj_pairs(ref):
+@pytest.mark.parametrize("contract", [False, True])
+def test_rope_of_a_known_pair_uses_gptj_pairs(ref, contract):
     x = torch.zeros(64)
     x[2 * 5], x[2 * 5 + 1] = 2.0, 4.0  # pair 5
     cos_sin = torch.zeros(64)
     cos_sin[5], cos_sin[32 + 5] = 0.5, 0.75  # cos[5], sin[5]
-    out = ref.rope(x, cos_sin)
+    out = ref.rope(x, cos_sin, contract)
     # (x1 cos - x2 sin, x2 cos + x1 sin) = (1 - 3, 2 + 1.5)
     assert out[10].item() == -2.0 and out[11].item() == 3.5
     assert torch.count_nonzero(out).item() == 2
 
 
-def test_rope_by_a_quarter_turn(ref):
+@pytest.mark.parametrize("contract", [False, True])
+def test_rope_by_a_quarter_turn(ref, contract):
     x = torch.arange(64, dtype=torch.float32)
     cos_sin = torch.cat((torch.zeros(32), torch.ones(32)))  # angle pi/2 for every pair
-    out = ref.rope(x, cos_sin).view(32, 2)
+    out = ref.rope(x, cos_sin, contract).view(32, 2)
     pairs = x.view(32, 2)
     assert torch.equal(out[:, 0], -pairs[:, 1]) and torch.equal(out[:, 1], pairs[:, 0])
 
@@ -54,14 +56,64 @@ def test_rope_by_a_quarter_turn(ref):
     ],
 )
 def test_ue8m0_known_bytes(ref, amax, byte):
-    assert ref.ue8m0_scale(torch.tensor([amax], dtype=torch.float32)).item() == byte
+    tiny = torch.finfo(torch.float32).tiny
+    assert ref.ue8m0_scale(torch.tensor([amax], dtype=torch.float32), tiny).item() == byte
+
+
+@pytest.mark.parametrize("amax", [0.0, 1e-30, 9.9e-5])
+def test_ue8m0_floor_of_1e_4_gives_byte_105(ref, amax):
+    """vLLM 0.33.0's floor (ref §0): any block with amax < 1e-4 gets byte
+    ceil(log2(1e-4 / 448)) + 127 = -22 + 127 = 105."""
+    assert ref.ue8m0_scale(torch.tensor([amax], dtype=torch.float32), 1e-4).item() == 105
+
+
+def test_specs_state_vllm_numerics(ref):
+    """V4.1's formats carry vLLM 0.33.0's choices (ref §0)."""
+    formats = {f.name: f for f in ref.CACHE_FORMATS}
+    assert all(f.rope_fma for f in formats.values()) and ref.Q_ROPE_FMA
+    assert formats["mxfp8"].interleaved and not formats["mxfp8"].token_data_then_scales
+    assert formats["fp8_ds_mla"].token_data_then_scales
+    assert formats["mxfp8"].round_to_input and not formats["fp8"].round_to_input
+    floor = torch.tensor(1e-4, dtype=torch.float32).item()  # the kernel's 1e-4f
+    assert formats["mxfp8"].amax_floor == formats["fp8_ds_mla"].amax_floor == floor
+    assert formats["fp8"].reciprocal_scale
+    assert ref.packed_cache_format((10, 0)) == "mxfp8"
+    assert ref.packed_cache_format((9, 0)) == ref.packed_cache_format((12, 0)) == "fp8_ds_mla"
+
+
+def _exact_fma(a: float, b: float, c: float) -> float:
+    """RN32(a * b + c) through exact rationals (independent of the reference's float64 trick)."""
+    from fractions import Fraction
+
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    lo = float(np.float32(float(exact)))  # a float32 neighbour of the exact value ...
+    candidates = [lo, float(np.nextafter(np.float32(lo), np.float32(np.inf)))]
+    candidates.append(float(np.nextafter(np.float32(lo), np.float32(-np.inf))))
+    best = min(
+        candidates, key=lambda v: (abs(Fraction(v) - exact), int(np.float32(v).view(np.int32)) & 1)
+    )
+    return best
+
+
+def test_fma_is_one_rounding(ref):
+    g = torch.Generator().manual_seed(3)
+    a = torch.randn(3000, generator=g) * torch.exp2(torch.randint(-20, 20, (3000,), generator=g))
+    b = torch.randn(3000, generator=g)
+    c = -(a * b) * (1 + torch.randn(3000, generator=g) * 2.0**-20)  # cancellation
+    c[::3] = torch.randn(1000, generator=g) * 2.0**-40  # tiny addends: halfway cases
+    a[::7] = 1.0 + 2.0**-23
+    b[::7] = 1.0 + 2.0**-23
+    c[::7] = 2.0**-47  # a*b = 1 + 2^-22 + 2^-46: exact sum just above a halfway point
+    got = ref.fma(a, b, c)
+    for x, y, z, r in zip(a.tolist(), b.tolist(), c.tolist(), got.tolist(), strict=True):
+        assert r == _exact_fma(x, y, z), (x, y, z)
 
 
 def test_ue8m0_matches_float64_ceil_log2(ref):
     g = torch.Generator().manual_seed(0)
     amax = torch.exp2(torch.empty(4000).uniform_(-140, 127, generator=g)).float()
-    got = ref.ue8m0_scale(amax).tolist()
     tiny = torch.finfo(torch.float32).tiny
+    got = ref.ue8m0_scale(amax, tiny).tolist()
     for a, b in zip(amax.tolist(), got, strict=True):
         want = min(max(math.ceil(math.log2(max(a, tiny) / 448.0)) + 127, 0), 254)
         assert b == want, a
@@ -173,8 +225,9 @@ def test_mxfp8_block_layout(ref):
     kv, positions, cos_sin = one_token()
     ref.kv_rope_insert(kv, cache, torch.tensor([8 + 5]), positions, cos_sin, 8, kv_mxfp8=True)
     expect = before.clone()
-    expect[1, 5 * 512 : 6 * 512] = 0x78  # 1.0 * 2^8 and 0.5 * 2^9 are both 256
-    scales = 8 * 512 + 5 * 16
+    record = 5 * 528  # interleaved (ref §0): token 5's 512 values, then its own 16 scales
+    expect[1, record : record + 512] = 0x78  # 1.0 * 2^8 and 0.5 * 2^9 are both 256
+    scales = record + 512
     expect[1, scales : scales + 16] = torch.tensor([119] * 14 + [118] * 2, dtype=torch.uint8)
     assert torch.equal(backing, expect)
 
@@ -199,7 +252,7 @@ def test_plain_rows_and_skipped_slots(ref):
     assert torch.equal(backing, expect)
 
 
-def test_plain_fp8_divides_by_the_per_tensor_scale(ref):
+def test_plain_fp8_multiplies_by_the_reciprocal_scale(ref):
     fp8 = ref.cache_format(torch.empty(0, dtype=torch.float8_e4m3fn), False)
     assert fp8.per_tensor_scale
     backing, cache = paged_cache(fp8, num_blocks=1, block_size=2)
