@@ -241,9 +241,10 @@ def _parse_rope_kv(d: dict) -> RopeKvInsertKernel:
         q_rope_contraction=RopeContraction(d["q_rope_contraction"]),
         q_rms_norm=QRmsNorm(d["q_rms_norm"]),
         packed_format_by_capability_family=tuple(
-            sorted(d["packed_cache_format"]["by_capability_family"].items())
+            sorted(d.get("packed_cache_format", {}).get("by_capability_family", {}).items())
         ),
-        packed_format_default=d["packed_cache_format"]["default"],
+        # validation requires a default wherever a packed format exists
+        packed_format_default=d.get("packed_cache_format", {}).get("default", ""),
     )
 
 

@@ -653,11 +653,20 @@ def _check_cache_numerics(name: str, fmt: dict, here: Path_, report: Report) -> 
 
 def _check_packed_cache_format(kernel: dict, here: Path_, report: Report) -> None:
     """Each capability family's packed format (and the default) names a packed cache format."""
-    section = kernel.get("packed_cache_format")
-    if not isinstance(section, dict):
-        return
     formats = kernel.get("cache_formats", {})
     packed = sorted(n for n, f in formats.items() if f.get("kind") in ("fp8_ds_mla", "mxfp8"))
+    section = kernel.get("packed_cache_format")
+    if packed and not (isinstance(section, dict) and "default" in section):
+        report(
+            here,
+            "a variant with a packed cache format must say which one each capability family "
+            f"uses: packed_cache_format: {{by_capability_family: {{}}, default: {packed[0]}}}",
+        )
+    if not isinstance(section, dict):
+        return
+    if not packed:
+        report(here, "names packed cache formats, but cache_formats has none; remove it")
+        return
     named = [(("default",), section.get("default"))] + [
         (("by_capability_family", family), value)
         for family, value in sorted(section.get("by_capability_family", {}).items())

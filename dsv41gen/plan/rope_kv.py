@@ -1140,10 +1140,10 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
 
     fp8_exp, fp8_mant = _fp32_fields(kernel.fp8_max)
     packed_names = [c.spec_name for c in packed]
-    for family, name in (
-        *kernel.packed_format_by_capability_family,
-        ("default", kernel.packed_format_default),
-    ):
+    named = kernel.packed_format_by_capability_family
+    if packed_names:
+        named = (*named, ("default", kernel.packed_format_default))
+    for family, name in named:
         if name not in packed_names:
             raise RopeKvPlanError(
                 f"{where}.packed_cache_format.{family}: {name!r} is not a packed cache format"

@@ -231,7 +231,17 @@ def test_an_mxfp8_cache_without_fp8_ds_mla_builds(specs_copy, run_cli, tmp_path)
     text = (specs_copy / V4).read_text()
     start = text.index("      fp8_ds_mla:\n")
     end = text.index("      bf16:\n", start)
+    text = text[:start] + text[end:]
+    # V4 keeps no packed format, so it names none; V4.1's mxfp8 becomes its default
+    start = text.index("    packed_cache_format:")
+    end = text.index("    cache_formats:", start)
     (specs_copy / V4).write_text(text[:start] + text[end:])
+    v41 = (specs_copy / V41).read_text()
+    v41 = v41.replace(
+        "by_capability_family: {sm100: mxfp8}",
+        "by_capability_family: {sm100: mxfp8}\n      default: mxfp8",
+    )
+    (specs_copy / V41).write_text(v41)
     result = run_cli("build", f"specs/{V41}", "--out", "out")
     assert result.rc == 0, result.output
     bindings = (tmp_path / "out/deepseek_v4/csrc/deepseek_v41/rope_kv_bindings.cpp").read_text()
