@@ -4,8 +4,8 @@ and write a JSON result.
 KV-only insert per cache format at 512 .. 262144 tokens: the generated op (spec grid rule), vLLM
 0.33.0's compiled kernel on the same inputs (tests/kernels/vllm_oracle.py; scripts/
 vllm_oracle.sh fetches it), the reduced grid forced (what the rule's "kNumHeadsQPadded == 0" term
-buys, seed 002) and, at the large sizes, the generated kernel with other register caps (resident
-threads per multiprocessor, KV_ONLY_THREADS_PER_SM); PDL on and off over back-to-back inserts; the Q + KV op with 16 and 128 heads; and the device copy
+buys, seed 002) and the generated kernel with the streaming cache hints (STREAMING_ACCESSES);
+PDL on and off over back-to-back inserts; the Q + KV op with 16 and 128 heads; and the device copy
 bandwidth, measured in the same run.
 
 Timing: each configuration gets enough independent input sets to touch >= 256 MB per replay (so
@@ -16,7 +16,7 @@ slots and positions read, cache records and q_out written.
 
 Usage: python3 benchmarks/bench_rope_kv.py --json OUT.json [--build-dir DIR] [--variant NAME]
        python3 benchmarks/bench_rope_kv.py --build-only --build-dir DIR --variant NAME
-       (with --kv-only-threads N: the KV-only comparison variant NAME_tN)
+       (with --streaming: the KV-only comparison variant NAME_stream)
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ sys.path.insert(0, str(REPO))
 TOKENS = (512, 2048, 4096, 16384, 65536, 262144)
 PDL_TOKENS = (512, 4096)  # back-to-back inserts: where a launch's ramp-up is a large share
 PDL_CHAIN = 64
-OTHER_THREADS_PER_SM = ()  # register caps compared with the plan's at the large sizes
 Q_CASES = ((16, 2048), (16, 65536), (128, 2048), (128, 65536))
 BLOCK_SIZE = 64
 TOUCH_BYTES = 256 << 20
@@ -51,12 +50,11 @@ MAX_SETS = 128
 REPEATS = 20
 
 
-def load_variant(variant: str, build_root: str | None, kv_only_threads: int = 0):
+def load_variant(variant: str, build_root: str | None, streaming: bool = False):
     """(plan, ops, reference module). With build_root, the sources go to build_root/src/<variant>
     and the build to build_root/<variant> (the GPU tests use the same places, so one build serves
-    both); else a temp directory and torch's default build directory. kv_only_threads: the
-    KV-only instantiations only, register-capped for that many resident threads per
-    multiprocessor, as variant <variant>_t<kv_only_threads>."""
+    both); else a temp directory and torch's default build directory. streaming: the KV-only
+    instantiations only, with the streaming cache hints, as variant <variant>_stream."""
     from dsv41gen.errors import Diagnostics
     from dsv41gen.model import _parse_rope_kv
     from dsv41gen.plan.rope_kv import plan_rope_kv, write_rope_kv
@@ -64,16 +62,12 @@ def load_variant(variant: str, build_root: str | None, kv_only_threads: int = 0)
 
     spec = Resolver(Diagnostics()).resolve(REPO / "specs" / f"{variant}.yaml")
     kernel = _parse_rope_kv(spec.data["kernels"]["rope_kv_insert"])
-    if kv_only_threads:
-        variant = f"{variant}_t{kv_only_threads}"
+    if streaming:
+        variant = f"{variant}_stream"
         kernel = replace(kernel, num_heads_q_padded=(0,))
     plan = plan_rope_kv(kernel, variant)
-    if kv_only_threads:
-        plan = replace(
-            plan,
-            kv_only_threads_per_sm=kv_only_threads,
-            kv_only_blocks_per_sm=kv_only_threads // plan.threads_per_block,
-        )
+    if streaming:
+        plan = replace(plan, streaming_accesses=not plan.streaming_accesses)
     if build_root:
         src, build = Path(build_root) / "src" / variant, Path(build_root) / variant
         build.mkdir(parents=True, exist_ok=True)
@@ -179,8 +173,8 @@ def versions() -> dict:
         "driver": command("nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"),
         "torch": torch.__version__,
         "triton": triton.__version__,
-        "cuda_runtime": torch.version.cuda,
-        "nvcc": nvcc[-1] if nvcc else "unknown",
+        "cuda": torch.version.cuda,
+        "nvcc": next((line for line in nvcc if "release" in line), "unknown"),
     }
 
 
@@ -197,14 +191,15 @@ def main() -> None:
     parser.add_argument("--build-dir", help="build root shared with the GPU tests")
     parser.add_argument("--variant", default="deepseek_v41")
     parser.add_argument("--build-only", action="store_true")
-    parser.add_argument("--kv-only-threads", type=int, default=0, help="with --build-only")
+    parser.add_argument("--streaming", action="store_true", help="with --build-only")
     args = parser.parse_args()
 
     if args.build_only:
-        load_variant(args.variant, args.build_dir, args.kv_only_threads)
+        load_variant(args.variant, args.build_dir, args.streaming)
         return
     plan, ops, ref = load_variant(args.variant, args.build_dir)
-    capped = {n: load_variant(args.variant, args.build_dir, n)[1] for n in OTHER_THREADS_PER_SM}
+    _, other, _ = load_variant(args.variant, args.build_dir, streaming=True)
+    other_name = "streaming" if not plan.streaming_accesses else "plain_accesses"
     sys.path.insert(0, str(REPO / "tests" / "kernels"))
     import vllm_oracle
 
@@ -240,10 +235,9 @@ def main() -> None:
                 row[f"{choice}_pct_copy"] = pct(nbytes, us)
             ops._debug_set_grid("rule")
             row["reduced_over_rule"] = round(row["reduced_us"] / row["rule_us"], 3)
-            for threads, other in capped.items() if num_tokens >= 65536 else ():
-                us = time_sets(kv_calls(other.fused_deepseek_v4_kv_rope_insert, inputs, fmt))
-                row[f"threads_per_sm_{threads}_us"] = round(us, 3)
-                row[f"threads_per_sm_{threads}_pct_copy"] = pct(nbytes, us)
+            us = time_sets(kv_calls(other.fused_deepseek_v4_kv_rope_insert, inputs, fmt))
+            row[f"{other_name}_us"] = round(us, 3)
+            row[f"{other_name}_pct_copy"] = pct(nbytes, us)
             if oracle is not None:
                 us = time_sets(kv_calls(oracle.kv_rope_insert, inputs, fmt))
                 row["vllm_us"] = round(us, 3)
@@ -255,12 +249,8 @@ def main() -> None:
                 f"kv-only {fmt.name:10s} {num_tokens:7d} tok: {row['rule_us']:9.2f} us "
                 f"({row['rule_pct_copy']:5.1f}% copy)  vLLM {row.get('vllm_us', 0):9.2f} us "
                 f"({row.get('vllm_pct_copy', 0):5.1f}%)  ratio {row.get('ratio_vs_vllm', 0):.3f}  "
-                + "".join(
-                    f"t{n} {row[f'threads_per_sm_{n}_pct_copy']:5.1f}%  "
-                    for n in OTHER_THREADS_PER_SM
-                    if f"threads_per_sm_{n}_pct_copy" in row
-                )
-                + f"reduced x{row['reduced_over_rule']:.2f}"
+                f"{other_name} {row[f'{other_name}_pct_copy']:5.1f}%  "
+                f"reduced x{row['reduced_over_rule']:.2f}"
             )
             del inputs, calls
             torch.cuda.empty_cache()
@@ -310,6 +300,7 @@ def main() -> None:
                 *(heads, 1e-6, True, BLOCK_SIZE, False),
             )
             row["vllm_us"] = round(time_sets([call]), 3)
+            row["vllm_GBps"] = round(nbytes / row["vllm_us"] / 1e3, 1)
             row["ratio_vs_vllm"] = round(row["rule_us"] / row["vllm_us"], 3)
         row["rule_grid"] = (
             "warp_per_slot" if ref.use_warp_per_slot(heads, num_tokens) else "reduced"
@@ -361,6 +352,23 @@ def main() -> None:
     }
     Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result["targets"], indent=2))
+    _write_plot(Path(args.json))
+
+
+def _write_plot(json_path: Path) -> None:
+    """The PNG beside the JSON (benchmarks/plot.py); skipped, saying so, without matplotlib."""
+    try:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from plot import write_plot
+    finally:
+        sys.path.pop(0)
+    try:
+        print("wrote", write_plot(json_path))
+    except ImportError as error:
+        print(
+            f"no plot ({error}); pip install -e '.[plots]' and run benchmarks/plot.py",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ export ROPE_KV_BUILD_DIR="${ROPE_KV_BUILD_DIR:-/tmp/rope_kv_build}"
 
 start=$SECONDS
 pids=()
-for args in "--variant deepseek_v4" "--variant deepseek_v41"; do
+for args in "--variant deepseek_v4" "--variant deepseek_v41" "--variant deepseek_v41 --streaming"; do
     # shellcheck disable=SC2086
     python3 benchmarks/bench_rope_kv.py --build-only --build-dir "$ROPE_KV_BUILD_DIR" $args \
         >"$OUT/rope_kv_build_${args//[^a-z0-9]/_}.log" 2>&1 &
