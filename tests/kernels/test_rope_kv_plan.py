@@ -204,3 +204,35 @@ def test_rendered_python_is_ruff_clean(rope_kv_rendered):
         [*tool, "check", "--line-length", "100", *files], capture_output=True, text=True
     )
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+@pytest.mark.parametrize(
+    "value, ok",
+    [(448, True), (240, True), (224, True), (0.015625, True), (300, False), (449, False),
+     (452, False), (2.0**-10, False)],
+)  # fmt: skip
+def test_fp8_max_must_be_an_e4m3_value(value, ok):
+    """fp8_max is the kernel's saturation bound for e4m3 values, so it must be one (<= 448)."""
+    from dsv41gen.validate import _check_fp8_max
+
+    found = []
+    _check_fp8_max({"fp8_max": value}, ("k",), lambda path, text: found.append((path, text)))
+    assert (not found) == ok, found
+    if found:
+        assert found[0][0] == ("k", "fp8_max") and "float8_e4m3fn" in found[0][1]
+
+
+def test_each_cache_kind_states_its_numerics():
+    """A format must state the numerics fields its kind uses (ref §0) and no others."""
+    from dsv41gen.validate import _check_cache_numerics
+
+    found = []
+    fmt = {"kind": "mxfp8", "rope_contraction": "fma", "per_tensor_scaling": "divide"}
+    _check_cache_numerics("mxfp8", fmt, ("f",), lambda path, text: found.append((path, text)))
+    texts = [t for _, t in found]
+    assert any("round_before_quantize" in t for t in texts)
+    assert any("amax_floor" in t for t in texts)
+    assert (
+        ("f", "per_tensor_scaling"),
+        "a mxfp8 cache format has no use for `per_tensor_scaling`; remove it",
+    ) in found
