@@ -9,8 +9,9 @@ of the specs; every build must be either
 - inert: every generated Python file compiles and is ruff-clean, the package imports in a
   fresh process, the generated tests pass, every generated function that formats a message
   runs with the values that trigger each message, the C/C++ sources have exactly the code of
-  the unmodified build (the payload only reaches comments and string literals), and the canary
-  file that the code-shaped payloads would write never appears.
+  the unmodified build (the payload only reaches comments and string literals), every TOML
+  file parses to the same structure, and the canary file that the code-shaped payloads would
+  write never appears.
 
 Builds carry many payloads at once: one build puts every payload (joined) into every field,
 then payload i + k goes to field i in rotation k. The default run takes that build and two
@@ -306,13 +307,39 @@ DRIVER = textwrap.dedent(
 GENERATED_TESTS = ("test_speculative.py", "test_runner.py", "test_registry.py", "test_kv_cache.py")
 
 
-def assert_inert(out: Path, baseline_cpp: dict[str, str], canary: Path, where: str) -> None:
+def toml_shape(out: Path) -> dict[str, object]:
+    """Each generated TOML file parsed by the standard library: its tables and keys, and the
+    type of each value (a payload may change a string, never the document's structure)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10 has no TOML parser: compare the line count
+        return {
+            str(p.relative_to(out)): len(p.read_text().splitlines()) for p in out.rglob("*.toml")
+        }
+
+    def shape(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: shape(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [shape(v) for v in value]
+        return type(value).__name__
+
+    return {
+        str(p.relative_to(out)): shape(tomllib.loads(p.read_text(encoding="utf-8")))
+        for p in sorted(out.rglob("*.toml"))
+    }
+
+
+def assert_inert(
+    out: Path, baseline_cpp: dict[str, str], baseline_toml: dict, canary: Path, where: str
+) -> None:
     package = out / "deepseek_v4"
     for py in sorted(package.rglob("*.py")):
         compile(py.read_text(encoding="utf-8"), str(py), "exec")
         with py.open("rb") as handle:  # Python reads it as the UTF-8 just compiled (PEP 263)
             assert tokenize.detect_encoding(handle.readline)[0] == "utf-8", f"{where}: {py}"
     assert cpp_code(out) == baseline_cpp, f"{where}: a payload changed C/C++ code"
+    assert toml_shape(out) == baseline_toml, f"{where}: a payload changed a TOML file's structure"
     lint = subprocess.run(
         [sys.executable, "-m", "ruff", "check", "--config", str(REPO / "pyproject.toml"), str(out)],
         capture_output=True,
@@ -362,7 +389,8 @@ def corpus(tmp_path_factory):
     base = copy_specs(root / "base" / "specs")
     result = cli("build", f"specs/{V41}", "--out", "out", cwd=base.parent)
     assert result.rc == 0, result.stderr
-    return root, canary, payloads(canary), cpp_code(base.parent / "out")
+    out = base.parent / "out"
+    return root, canary, payloads(canary), (cpp_code(out), toml_shape(out))
 
 
 def _documents(specs: Path) -> dict[str, dict]:
@@ -398,7 +426,7 @@ def test_free_text_fields_are_inert(corpus, rotation):
     """Every free-text field gets a payload (a different one per field); a field whose own
     rule rejects the payload (a message template with an unknown field) is reported cleanly
     and the build is retried without it, so every other field is still proven inert."""
-    root, canary, corpus_payloads, baseline_cpp = corpus
+    root, canary, corpus_payloads, (baseline_cpp, baseline_toml) = corpus
     work = root / f"free{rotation}"
     specs = copy_specs(work / "specs")
     documents = _documents(specs)
@@ -445,7 +473,7 @@ def test_free_text_fields_are_inert(corpus, rotation):
         "attention_backends.DeepseekV4IndexerBackend.kernel_block_sizes.note",
     ):
         assert field in kept, f"{field} rejected a payload; free text must be taken inertly"
-    assert_inert(work / "out", baseline_cpp, canary, f"rotation {rotation}")
+    assert_inert(work / "out", baseline_cpp, baseline_toml, canary, f"rotation {rotation}")
 
 
 @pytest.mark.parametrize("rotation", range(len(payloads(Path("x")))) if FULL else range(1))
