@@ -453,11 +453,12 @@ def _engine_parent_binds_once(
     types: one name, one class. A parent named like a KV spec type (or imported from two
     modules) would bind one name twice (ruff F811) and silently pick one of them."""
     here = ("attention_backends", backend, "parent")
-    kv_types = {
-        name
-        for doc in spec.lineage
-        for name in ((doc.data.get("kv_cache") or {}).get("spec_types") or {})
-    } | set((spec.data.get("kv_cache") or {}).get("spec_types") or {})
+    kv_types: set[object] = set()
+    for data in [doc.data for doc in spec.lineage] + [spec.data]:
+        # a spec's own text may say `kv_cache: !delete` or `spec_types: !delete`
+        kv = data.get("kv_cache")
+        types = kv.get("spec_types") if isinstance(kv, dict) else None
+        kv_types |= set(types) if isinstance(types, dict) else set()
     if parent in kv_types:
         report(
             here,

@@ -641,6 +641,22 @@ specs/deepseek_v4.yaml:@xxxxxxxxxx@:3: variant.name: too long: at most 64 charac
 ]
 
 
+CASES += [
+    (
+        "root_deletes_its_kv_spec_types",  # once crashed the engine-parent rule (exit 70)
+        [
+            (
+                V4,
+                re.compile(r"  spec_types: [^\n]*\n(    \w+: \{[^\n]*\}[^\n]*\n)+"),
+                "  spec_types: !delete\n",
+            )
+        ],
+        """
+specs/deepseek_v4.yaml:@spec_types: !delete@:3: kv_cache.spec_types: `!delete` removes nothing: this spec extends no parent
+""",
+    ),
+]
+
 @pytest.mark.parametrize("edits, expected", [pytest.param(e, x, id=i) for i, e, x in CASES])
 def test_golden_error_output(specs_copy, run_cli, tmp_path, edits, expected):
     for name, old, new in edits:
