@@ -657,6 +657,7 @@ specs/deepseek_v4.yaml:@spec_types: !delete@:3: kv_cache.spec_types: `!delete` r
     ),
 ]
 
+
 @pytest.mark.parametrize("edits, expected", [pytest.param(e, x, id=i) for i, e, x in CASES])
 def test_golden_error_output(specs_copy, run_cli, tmp_path, edits, expected):
     for name, old, new in edits:
