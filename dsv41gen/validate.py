@@ -12,6 +12,7 @@ import json
 import math
 import re
 import struct
+import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -1324,3 +1325,40 @@ def _names_are_not_keywords(spec: ResolvedSpec, report: Report) -> None:
                 walk(node["items"], item, path + (i,))
 
     walk(root, spec.data, ())
+
+
+def _unprintable(text: str) -> str | None:
+    """The first character of ``text`` that is not printable, named for the message."""
+    for column, ch in enumerate(text, 1):
+        if not ch.isprintable():
+            return f"U+{ord(ch):04X} ({unicodedata.name(ch, 'a control character')}) at character {column}"
+    return None
+
+
+@rule
+def _text_is_printable(spec: ResolvedSpec, report: Report) -> None:
+    """Every string of a spec is printable text: no control, bidi, line-separator or NUL
+    character. Spec text reaches generated code only escaped, but a message also reaches
+    people at run time (the exception vLLM prints, its logs): a bidi control or an escape code
+    there would make the terminal show something other than what the string says (Trojan
+    Source, CVE-2021-42574). Comments clean such text; a message must not need cleaning."""
+
+    def walk(value: object, path: Path_) -> None:
+        if isinstance(value, str):
+            found = _unprintable(value)
+            if found is not None:
+                report(
+                    path,
+                    f"must be printable text on one line, found {found}; write the text "
+                    "without control, bidi or line-separator characters",
+                )
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if isinstance(key, str) and _unprintable(key) is not None:
+                    report(path, f"the key {key!r} is not printable text: {_unprintable(key)}")
+                walk(item, path + (key,))
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                walk(item, path + (i,))
+
+    walk(spec.data, ())

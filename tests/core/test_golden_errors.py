@@ -621,6 +621,19 @@ specs/deepseek_v41.yaml:@  name: class@:3: variant.name: 'class' is a Python key
 ]
 
 
+# Found by the attacker's review: a bidi control in a message reached vLLM's terminal at run
+# time (the generated source escaped it; the raised ValueError carried it raw).
+CASES += [
+    (
+        "text_with_a_bidi_control",
+        [(V41, "  display_name: DeepSeek V4.1\n", '  display_name: "DeepSeek \\u202eV4.1"\n')],
+        """
+specs/deepseek_v41.yaml:@  display_name:@:3: variant.display_name: must be printable text on one line, found U+202E (RIGHT-TO-LEFT OVERRIDE) at character 10; write the text without control, bidi or line-separator characters
+""",
+    ),
+]
+
+
 # Found by the fuzz campaign (tests/core/fuzz_campaign.py): each once built broken code or
 # stopped with a usage error.
 CASES += [
@@ -695,6 +708,7 @@ def test_golden_case_count_and_rules_covered():
         "generated_names": "generated_name_clashes_with_the_language_and_the_generated_modules",
         "names_are_not_keywords": "name_fields_are_not_python_keywords",
         "engine_known": "engine_release_unknown",
+        "text_is_printable": "text_with_a_bidi_control",
     }
     ids = {case[0] for case in CASES}
     assert set(iter_rules()) == set(covered), "a new semantic rule needs a golden case here"

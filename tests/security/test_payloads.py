@@ -13,6 +13,11 @@ of the specs; every build must be either
   file parses to the same structure, and the canary file that the code-shaped payloads would
   write never appears.
 
+Free text must be printable (validation refuses control, bidi, NUL and line-separator
+characters anywhere in a spec, since messages reach people's terminals at run time): the
+payloads holding such characters must be rejected at every free-text field they are put in;
+the printable ones must be taken inertly.
+
 Builds carry many payloads at once: one build puts every payload (joined) into every field,
 then payload i + k goes to field i in rotation k. The default run takes that build and two
 rotations; ``DSV41GEN_PAYLOADS=full`` runs every rotation (every payload alone in every field).
@@ -417,8 +422,17 @@ def test_the_schema_walk_finds_the_fields_that_reach_generated_code():
     assert len(free) >= 10 and len(slots(documents, free=False)) >= 40
 
 
-# "all": every payload at once in every field (one string); then single payloads in rotation
-ROTATIONS = ["all", *(range(len(payloads(Path("x")))) if FULL else range(2))]
+def printable(all_payloads: list[str]) -> list[str]:
+    return [p for p in all_payloads if p.isprintable()]
+
+
+def unprintable(all_payloads: list[str]) -> list[str]:
+    return [p for p in all_payloads if not p.isprintable()]
+
+
+# "all": every printable payload at once in every field (one string); then single payloads in
+# rotation
+ROTATIONS = ["all", *(range(len(printable(payloads(Path("x"))))) if FULL else range(2))]
 
 
 @pytest.mark.parametrize("rotation", ROTATIONS)
@@ -427,6 +441,7 @@ def test_free_text_fields_are_inert(corpus, rotation):
     rule rejects the payload (a message template with an unknown field) is reported cleanly
     and the build is retried without it, so every other field is still proven inert."""
     root, canary, corpus_payloads, (baseline_cpp, baseline_toml) = corpus
+    corpus_payloads = printable(corpus_payloads)
     work = root / f"free{rotation}"
     specs = copy_specs(work / "specs")
     documents = _documents(specs)
@@ -474,6 +489,37 @@ def test_free_text_fields_are_inert(corpus, rotation):
     ):
         assert field in kept, f"{field} rejected a payload; free text must be taken inertly"
     assert_inert(work / "out", baseline_cpp, baseline_toml, canary, f"rotation {rotation}")
+
+
+@pytest.mark.parametrize(
+    "rotation", range(len(unprintable(payloads(Path("x"))))) if FULL else range(1)
+)
+def test_unprintable_free_text_is_rejected_at_each_field(corpus, rotation):
+    """A control, bidi, NUL or line-separator character in any free-text field is a clean
+    exit 1 located at that field: every attacked field is named, nothing is written."""
+    root, canary, corpus_payloads, _ = corpus
+    bad = unprintable(corpus_payloads)
+    work = root / f"unprintable{rotation}"
+    specs = copy_specs(work / "specs")
+    data = {V4: load(REPO / "specs" / V4), V41: load(REPO / "specs" / V41)}
+    seed(data)
+    # `extends` names a file: a bad one stops resolution before validation (the spec file name
+    # tests cover it); every other free-text field is judged by validation, all in one pass.
+    targets = [s for s in slots(_documents(specs), free=True) if s[1] != ("extends",)]
+    for i, (file, path, kind) in enumerate(targets):
+        _put(data[file], path, kind, bad[(i + rotation) % len(bad)])
+    for file, document in data.items():
+        dump(document, specs / file)
+    result = cli("build", f"specs/{V41}", "--out", "out", cwd=work)
+    _assert_clean_rejection(result, f"unprintable rotation {rotation}")
+    reported = {
+        (Path(m[1]).name, m[2])
+        for m in re.finditer(r"^([^:\n]+):\d+:\d+: ([^:]+):", result.stderr, re.MULTILINE)
+    }
+    for file, path, _ in targets:
+        assert (file, ".".join(map(str, path))) in reported, (file, path, result.stderr)
+    assert "must be printable text" in result.stderr
+    assert not (work / "out").exists() and not canary.exists()
 
 
 @pytest.mark.parametrize("rotation", range(len(payloads(Path("x")))) if FULL else range(1))
