@@ -1161,7 +1161,7 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
     cache_checks = (*cache_checks, _kv_mxfp8_check(caches, variant_name))
     csrc_dir = f"csrc/{variant_name}"
     sources = (
-        SourceFile("cuda/rope_kv_core.cuh.j2", "csrc/rope_kv_core.cuh", -1, shared=True),
+        SourceFile("kernels/rope_kv_core.cuh", "csrc/rope_kv_core.cuh", -1, shared=True),
         SourceFile("cuda/rope_kv_common.h.j2", f"{csrc_dir}/rope_kv_common.h", -1),
         SourceFile("cuda/rope_kv_kernel.cuh.j2", f"{csrc_dir}/rope_kv_kernel.cuh", -1),
         SourceFile("cuda/rope_kv_dispatch.cu.j2", f"{csrc_dir}/rope_kv_dispatch.cu", -1),
