@@ -211,7 +211,10 @@ def _backend_replacements(family: Family, sources: SourceMap):
                         tuple(a.module for a in variant.architectures),
                     )
                 )
-    return out
+    # Two subclasses of one deleted class leave nothing to choose between them by: the layer's
+    # choice stays vLLM's (a replacement table keyed twice would also repeat a key, ruff F601).
+    keys = [(r[0], r[1]) for r in out]
+    return [r for r in out if keys.count((r[0], r[1])) == 1]
 
 
 def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:

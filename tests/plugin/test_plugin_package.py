@@ -138,3 +138,21 @@ def test_a_spec_without_engine_gets_no_plugin(tmp_path):
     assert not (package / "plugin.py").exists()
     assert not (package / "pyproject.toml").exists()
     assert "vllm_plugin" not in (package / "__init__.py").read_text()
+
+
+def test_two_subclasses_of_one_deleted_backend_replace_nothing(tmp_path):
+    """Fuzz case 1623: without V4.1's delete of V4's ROCm backend, two V4.1 backends subclass
+    one deleted class; the layer's choice stays vLLM's and the table repeats no key."""
+    import shutil
+
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS, specs)
+    v41 = specs / "deepseek_v41.yaml"
+    v41.write_text(v41.read_text().replace("  DeepseekV4RocmMxfp4IndexerBackend: !delete\n", ""))
+    package = build(specs, tmp_path / "out")
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", str(package / "plugin.py")],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout
