@@ -549,16 +549,29 @@ class CudaGraphMode(enum.Enum):
 @dataclass(frozen=True)
 class ForbiddenRunnerMode:
     name: str
-    architectures: tuple[str, ...]
-    model_runner: ModelRunner
+    architectures: tuple[str, ...] | None  # None: every architecture
+    model_runner: ModelRunner | None  # None: either runner
     cudagraph_modes: tuple[CudaGraphMode, ...]
     message: str
+    adaptive_verification: bool  # only when speculative decoding verifies adaptively
+
+
+@dataclass(frozen=True)
+class RunnerRequirement:
+    """A speculative method or feature only one model runner implements."""
+
+    name: str
+    model_runner: ModelRunner
+    speculative_method: str | None  # the feature is this method ...
+    adaptive_verification: bool  # ... or adaptive verification
+    feature: str  # how the engine names it in "Model Runner V1 does not support: ..."
 
 
 @dataclass(frozen=True)
 class Runner:
     default_model_runner: tuple[tuple[str, ModelRunner], ...]
     forbidden_modes: tuple[ForbiddenRunnerMode, ...]
+    requirements: tuple[RunnerRequirement, ...]  # in the order written (the message's order)
 
     @staticmethod
     def parse(d: dict) -> Runner:
@@ -570,14 +583,27 @@ class Runner:
             tuple(
                 ForbiddenRunnerMode(
                     name=name,
-                    architectures=tuple(body["architectures"]),
-                    model_runner=ModelRunner(body["model_runner"]),
+                    architectures=tuple(body["architectures"]) if "architectures" in body else None,
+                    model_runner=ModelRunner(body["model_runner"])
+                    if "model_runner" in body
+                    else None,
                     cudagraph_modes=tuple(
                         sorted((CudaGraphMode(m) for m in body["cudagraph_modes"]), key=order.index)
                     ),
                     message=" ".join(body["message"].split()),
+                    adaptive_verification=body.get("adaptive_verification", False),
                 )
                 for name, body in sorted(d.get("forbidden_modes", {}).items())
+            ),
+            tuple(
+                RunnerRequirement(
+                    name=name,
+                    model_runner=ModelRunner(body["model_runner"]),
+                    speculative_method=body.get("speculative_method"),
+                    adaptive_verification=body.get("adaptive_verification", False),
+                    feature=" ".join(body["feature"].split()),
+                )
+                for name, body in d.get("requires_model_runner", {}).items()
             ),
         )
 

@@ -22,6 +22,7 @@ from .load import Path_
 from .model import (
     CacheFormat,
     CacheFormatKind,
+    Method,
     MxFormat,
     PackedLayout,
     RopeKvInsertKernel,
@@ -500,6 +501,16 @@ def _runner_architectures_known(spec: ResolvedSpec, report: Report) -> None:
         if len(set(mode.get("cudagraph_modes", []))) != len(mode.get("cudagraph_modes", [])):
             report(
                 ("runner", "forbidden_modes", name, "cudagraph_modes"), "lists the same mode twice"
+            )
+    # A requirement names a method of the language, not necessarily one this variant wires (a
+    # child that drops a method keeps the engine's rule for it harmlessly).
+    known = [m.value for m in Method]
+    for name, requirement in runner.get("requires_model_runner", {}).items():
+        method = requirement.get("speculative_method")
+        if method is not None and method not in known:
+            report(
+                ("runner", "requires_model_runner", name, "speculative_method"),
+                f"unknown speculative method {method!r}" + did_you_mean(method, known),
             )
 
 

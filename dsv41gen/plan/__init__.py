@@ -43,7 +43,7 @@ RULES = {
     "backends": "plan.backends: a backend subclasses its parent and overrides only what its spec changes; capability families equal to the default fold into it",
     "dispatch": "plan.dispatch: variants grouped by their resolved answer per site; alike answers merge into one membership test, different answers fork",
     "speculative": "plan.speculative: forbidden methods raise a message derived from the weight sets; tokens per round and num_speculative_tokens rules per (variant, method)",
-    "runner": "plan.runner: forbidden (architecture, runner, final cudagraph mode) combinations, deduplicated across variants",
+    "runner": "plan.runner: features only one model runner implements, then forbidden (architecture, runner, final cudagraph mode) combinations, deduplicated across variants",
     "checkpoint": "plan.checkpoint: required/optional weights per (variant, method), expanded per stage prefix",
     "kv_cache": "plan.kv_cache: is_state_bucket from the spec types marked state-like, used by both KV planning sites",
     "plugin": "plan.plugin: one hook per vLLM wiring site the specs cover, all targets checked before any is patched; a spec without `engine` gets no plugin",
@@ -235,7 +235,7 @@ def _test_files(family: Family, sources: SourceMap, package: str, spec_plan) -> 
             "python/tests/test_runner.py.j2",
             "tests",
             plan=runner_plan,
-            tests=LiteralTable(tests.runner_tests(runner_plan)),
+            tests=LiteralTable(tests.runner_tests(family, runner_plan)),
         ),
         _file(
             f"{out}/test_checkpoint.py",

@@ -60,11 +60,27 @@ def _one(variant: Variant, spec_plan, runner_plan, backends_plan, kv_plan, check
             if name == variant.name and value not in (None, False)
         },
         "runner": {
+            # A guard without architectures applies to every architecture of the family.
             "forbidden": sorted(
-                (f.name, sorted(set(f.architectures) & archs), f.use_v2_model_runner)
+                (
+                    f.name,
+                    sorted(set(f.architectures or archs) & archs),
+                    str(f.use_v2_model_runner),
+                    f.adaptive_verification,
+                )
                 + (f.mode_names, f.message)
                 for f in runner_plan.forbidden
-                if set(f.architectures) & archs
+                if set(f.architectures or archs) & archs
+            ),
+            "requires": sorted(
+                (
+                    str(r.use_v2_model_runner),
+                    str(r.speculative_method),
+                    r.adaptive_verification,
+                    r.feature,
+                )
+                for lacks in runner_plan.lacks
+                for r in lacks.requirements
             ),
             "v2_default": sorted(a for a, _ in runner_plan.v2_default_architectures if a in archs),
             "v1_default": sorted(a for a, _ in runner_plan.v1_default_architectures if a in archs),

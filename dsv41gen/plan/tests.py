@@ -18,13 +18,15 @@ from ..model import (
     CapabilityFamily,
     CudaGraphMode,
     Family,
+    ModelRunner,
     StateLike,
 )
 from .backends import BackendsPlan
 from .checkpoint import CheckpointPlan
 from .dispatch import Site
 from .kv_cache import KvPlan
-from .runner import RunnerPlan
+from .messages import with_display_name
+from .runner import RUNNER_LACKS, RunnerPlan
 from .speculative import SpeculativePlan
 
 # A device of no known family, and a model_type no variant has.
@@ -233,31 +235,75 @@ def _site_cases(family: Family, sites: tuple[Site, ...]) -> tuple[tuple[str, str
 
 @dataclass(frozen=True)
 class RunnerTests:
-    reject: tuple[tuple[bool, str, str, str], ...]  # (use_v2, architecture, mode, message)
-    allow: tuple[tuple[bool, str, str], ...]
+    # (use_v2, architecture, final mode, method, adaptive verification, message or None)
+    cases: tuple[tuple[bool, str, str, str | None, bool, str | None], ...]
     piecewise: tuple[tuple[str, bool], ...]
     defaults: tuple[tuple[str, bool | None], ...]
 
 
-def runner_tests(plan: RunnerPlan) -> RunnerTests:
-    reject, allow = [], []
-    for f in plan.forbidden:
-        others = [a for a in plan.all_architectures if a not in f.architectures] + [
-            FOREIGN_ARCHITECTURE
-        ]
-        for arch in f.architectures:
-            reject += [(f.use_v2_model_runner, arch, mode, f.message) for mode in f.mode_names]
-            allow += [(not f.use_v2_model_runner, arch, mode) for mode in f.mode_names]
-            allow += [(f.use_v2_model_runner, arch, mode) for mode in f.allowed_mode_names]
-        allow += [(f.use_v2_model_runner, arch, mode) for arch in others for mode in f.mode_names]
-    forbidden_keys = {(r[0], r[1], r[2]) for r in reject}
-    allow = [a for a in dict.fromkeys(allow) if a not in forbidden_keys]
-    defaults = [(a, True) for a, _ in plan.v2_default_architectures]
-    defaults += [(a, False) for a, _ in plan.v1_default_architectures]
-    defaults.append((FOREIGN_ARCHITECTURE, None))
+def _runner_expectation(
+    family: Family, use_v2: bool, arch: str, mode: CudaGraphMode, method: str | None, adaptive: bool
+) -> str | None:
+    """What vLLM says of one config, worked out from the typed spec: the features the chosen
+    runner lacks first (all of them, in spec order), then the first forbidden combination."""
+    chosen = ModelRunner.V2 if use_v2 else ModelRunner.V1
+    requirements = list(dict.fromkeys(r for v in family.variants for r in v.runner.requirements))
+    lacking = [
+        r.feature
+        for r in requirements
+        if r.model_runner is not chosen
+        and ((r.speculative_method == method) if r.speculative_method else adaptive)
+    ]
+    if lacking:
+        return RUNNER_LACKS[chosen] + ", ".join(lacking)
+    for variant in family.variants:
+        for f in variant.runner.forbidden_modes:
+            if (
+                (f.model_runner is None or f.model_runner is chosen)
+                and (not f.adaptive_verification or adaptive)
+                and mode in f.cudagraph_modes
+                and (f.architectures is None or arch in f.architectures)
+            ):
+                return with_display_name(f.message, variant)
+    return None
+
+
+def runner_tests(family: Family, plan: RunnerPlan) -> RunnerTests:
+    """Every runner x architecture (and one of no variant) x final mode x speculation the spec
+    names (none, each method a requirement names, adaptive verification)."""
+    methods = sorted(
+        {r.speculative_method for v in family.variants for r in v.runner.requirements} - {None}
+    )
+    speculation = [(None, False)] + [(m, False) for m in methods]
+    if any(r.adaptive_verification for v in family.variants for r in v.runner.requirements) or any(
+        f.adaptive_verification for v in family.variants for f in v.runner.forbidden_modes
+    ):
+        speculation.append((None, True))
+    architectures = list(dict.fromkeys(plan.all_architectures)) + [FOREIGN_ARCHITECTURE]
+    cases = tuple(
+        (
+            use_v2,
+            arch,
+            mode.value,
+            method,
+            adaptive,
+            _runner_expectation(family, use_v2, arch, mode, method, adaptive),
+        )
+        for use_v2 in (False, True)
+        for arch in architectures
+        for mode in CudaGraphMode
+        for method, adaptive in speculation
+    )
+    defaults = [
+        (a, runner is ModelRunner.V2)
+        for v in family.variants
+        for a, runner in v.runner.default_model_runner
+    ]
+    defaults = list(dict.fromkeys(defaults))
+    if defaults:
+        defaults.append((FOREIGN_ARCHITECTURE, None))
     return RunnerTests(
-        tuple(reject),
-        tuple(allow),
+        cases,
         tuple((m.value, m.has_piecewise_cudagraphs) for m in CudaGraphMode),
         tuple(defaults),
     )

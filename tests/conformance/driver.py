@@ -216,19 +216,23 @@ def site_runner(cases: dict[str, dict]) -> dict[str, dict]:
     import os
     import tempfile
 
+    # The target ModelConfigs are built first, on vLLM's own CPU platform: a multimodal target
+    # asks its processor, which imports CUDA extensions on a CUDA platform. The VllmConfigs are
+    # then built on a pretended Hopper, where CUDA graphs exist.
+    root = tempfile.mkdtemp(prefix="dsv41gen-conformance-")
+    models = {}
+    for case in cases.values():
+        key = json.dumps(case["hf_config"], sort_keys=True)
+        if key not in models:
+            models[key] = _model_config(_write_config(root, f"m{len(models)}", case["hf_config"]))
     platform = install_pretend_platform()
     platform.pretend({"platform": "CUDA", "capability": [9, 0]})
     import vllm.envs as envs
     from vllm.config import CompilationConfig, ParallelConfig, SpeculativeConfig, VllmConfig
 
-    root = tempfile.mkdtemp(prefix="dsv41gen-conformance-")
-    models = {}
     answers = {}
     for case_id, case in sorted(cases.items()):
-        key = json.dumps(case["hf_config"], sort_keys=True)
-        if key not in models:
-            models[key] = _model_config(_write_config(root, f"m{len(models)}", case["hf_config"]))
-        model_config = models[key]
+        model_config = models[json.dumps(case["hf_config"], sort_keys=True)]
         os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "1" if case["model_runner"] == "v2" else "0"
         envs.disable_envs_cache()
 

@@ -174,7 +174,13 @@ specs/deepseek_v41.yaml:@FLASHMLA_MEGA_ATTN_DSV41:@:3: attention_backends.FLASHM
     ),
     (
         "runner_architecture_unknown",
-        [(V41, "DeepseekV41ForCausalLM: v2", "DeepseekV41ForCausalLMX: v2")],
+        [
+            (
+                V41,
+                "kv_cache: # [ref §3]",
+                "runner:\n  default_model_runner:\n    DeepseekV41ForCausalLMX: v2\n\nkv_cache: # [ref §3]",
+            )
+        ],
         """
 specs/deepseek_v41.yaml:@DeepseekV41ForCausalLMX: v2@:5: runner.default_model_runner.DeepseekV41ForCausalLMX: unknown architecture 'DeepseekV41ForCausalLMX'; did you mean 'DeepseekV41ForCausalLM'?
 """,
@@ -348,7 +354,6 @@ specs/deepseek_v41.yaml:@module: /abs@:5: architectures.DeepseekV41ForCausalLM.m
         [(V41, "  DeepseekV41ForCausalLM:\n    registry", "  Deepseek-V41:\n    registry")],
         """
 specs/deepseek_v41.yaml:@Deepseek-V41:@:3: architectures.Deepseek-V41: key 'Deepseek-V41' must be a Python identifier (letters, digits and '_', not starting with a digit)
-specs/deepseek_v41.yaml:@DeepseekV41ForCausalLM: v2@:5: runner.default_model_runner.DeepseekV41ForCausalLM: unknown architecture 'DeepseekV41ForCausalLM'; did you mean 'DeepseekV4ForCausalLM'?
 """,
     ),
     (

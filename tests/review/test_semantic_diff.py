@@ -66,14 +66,16 @@ EDITS = [
     (
         "a runner mode newly forbidden",
         V41,
-        "    DeepseekV41ForCausalLM: v2 # [assumed] bounded replay requires MRV2\n",
-        "    DeepseekV41ForCausalLM: v2 # [assumed] bounded replay requires MRV2\n"
+        "kv_cache: # [ref §3]\n",
+        "runner:\n"
         "  forbidden_modes:\n"
         "    mrv1_v41:\n"
         "      architectures: [DeepseekV41ForCausalLM]\n"
         "      model_runner: v1\n"
         "      cudagraph_modes: [PIECEWISE]\n"
-        "      message: DeepSeek V4.1 needs Model Runner V2.\n",
+        "      message: DeepSeek V4.1 needs Model Runner V2.\n"
+        "\n"
+        "kv_cache: # [ref §3]\n",
         {("deepseek_v41", "runner.forbidden_modes.mrv1_v41", "added"): "BEHAVIOUR"},
         0,
     ),

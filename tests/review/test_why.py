@@ -66,10 +66,10 @@ SAMPLES = [
     ),
     (
         "runner.py",
-        "and cudagraph_mode.has_piecewise_cudagraphs()",
+        'if adaptive_verification and cudagraph_mode.name in ["NONE", "PIECEWISE"]:',
         "deepseek_v4.yaml",
-        "    mrv1_piecewise:",
-        "runner.forbidden_modes.mrv1_piecewise",
+        "    adaptive_verification_without_full_cudagraphs:",
+        "runner.forbidden_modes.adaptive_verification_without_full_cudagraphs",
         "plan.runner",
     ),
     (
@@ -122,7 +122,7 @@ SAMPLES = [
     ),
     (
         "tests/test_runner.py",
-        "def test_forbidden_combination_is_rejected",
+        "def test_runner_rule(",
         None,
         None,
         None,

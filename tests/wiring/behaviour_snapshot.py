@@ -141,7 +141,8 @@ def snapshot(package: str, matrix: dict) -> dict:
 
     runner = mods["runner"]
     for arch in archs:
-        record("runner.default_uses_v2_model_runner", runner.default_uses_v2_model_runner, arch)
+        if hasattr(runner, "default_uses_v2_model_runner"):  # only when a spec sets a default
+            record("runner.default_uses_v2_model_runner", runner.default_uses_v2_model_runner, arch)
         for v2, mode in itertools.product((False, True), list(binding.CUDAGraphMode)):
             record("runner.check_runner_mode", runner.check_runner_mode, [arch], v2, mode)
             config = SimpleNamespace(

@@ -15,10 +15,6 @@ V41_MTP_MESSAGE = (
     "(main_proj/markov_head/confidence_head) and carry no e_proj/h_proj/enorm/hnorm/hc_head "
     "weights. Use speculative method 'dspark' instead of 'mtp'."
 )
-MRV1_MESSAGE = (
-    "DeepSeek V4 does not support PIECEWISE CUDA graphs with Model Runner V1. "
-    "Use Model Runner V2 or disable PIECEWISE CUDA graphs."
-)
 
 
 def test_registry_matches_reference_section_4(wiring):
@@ -141,26 +137,45 @@ def test_merge_and_fork_follow_seed_000_section_8(wiring):
 
 
 @pytest.mark.parametrize(
-    ("v2", "arch", "mode", "rejected"),
+    ("v2", "arch", "mode", "method", "adaptive", "message"),
     [
-        (False, "DeepseekV4ForCausalLM", "PIECEWISE", True),
-        (False, "DeepseekV4ForCausalLM", "FULL_AND_PIECEWISE", True),
-        (True, "DeepseekV4ForCausalLM", "PIECEWISE", False),
-        (False, "DeepseekV4ForCausalLM", "NONE", False),
-        (False, "DeepseekV4ForCausalLM", "FULL", False),
-        (False, "DeepseekV4ForCausalLM", "FULL_DECODE_ONLY", False),
-        (False, "LlamaForCausalLM", "PIECEWISE", False),
+        # [ref §0] 0.33.0 has no MRV1 PIECEWISE guard (seed 004's lives on in
+        # test_seed004_runner_guard.py): DeepSeek V4 + MRV1 + PIECEWISE is served.
+        (False, "DeepseekV4ForCausalLM", "PIECEWISE", None, False, None),
+        (False, "DeepseekV4ForCausalLM", "FULL_AND_PIECEWISE", None, False, None),
+        (True, "DeepseekV4ForCausalLM", "PIECEWISE", None, False, None),
+        # [ref §0] DSpark and adaptive verification are refused on Model Runner V1
+        (
+            False,
+            "DeepseekV4ForCausalLM",
+            "FULL",
+            "dspark",
+            False,
+            "Model Runner V1 does not support: dspark speculative decoding",
+        ),
+        (
+            False,
+            "DeepseekV41ForCausalLM",
+            "FULL",
+            "mtp",
+            True,
+            "Model Runner V1 does not support: adaptive draft verification",
+        ),
+        (True, "DeepseekV41ForCausalLM", "FULL", "dspark", True, None),
     ],
 )
-def test_runner_guard_matches_seed_004(wiring, v2, arch, mode, rejected):
+def test_runner_rules_match_reference_section_0(wiring, v2, arch, mode, method, adaptive, message):
     mode_value = getattr(wiring._binding.CUDAGraphMode, mode)
-    if rejected:
-        with pytest.raises(ValueError) as error:
-            wiring.runner.check_runner_mode([arch], v2, mode_value)
-        assert str(error.value) == MRV1_MESSAGE
+    call = lambda: wiring.runner.check_runner_mode(  # noqa: E731
+        [arch], v2, mode_value, method=method, adaptive_verification=adaptive
+    )
+    if message is None:
+        call()
     else:
-        wiring.runner.check_runner_mode([arch], v2, mode_value)
-    assert wiring.runner.default_uses_v2_model_runner("DeepseekV4ForCausalLM") is True
+        with pytest.raises(ValueError) as error:
+            call()
+        assert str(error.value) == message
+    assert not hasattr(wiring.runner, "DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES")  # [ref §0]
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,6 @@ V42 = textwrap.dedent(
 
     runner:
       default_model_runner:
-        DeepseekV41ForCausalLM: !delete
         DeepseekV42ForCausalLM: v2
       forbidden_modes:
         mrv1_full:               # a new forbidden runner mode

@@ -1,0 +1,90 @@
+"""Seed 004's MRV1 PIECEWISE guard and default-runner set, as a spec of the language
+(tests/wiring/seed004/), with seed 004's own reject / allow matrix (tests/test_config.py of
+vLLM PR #51768). vLLM 0.33.0 dropped both, so the real V4 spec does not state them; the language
+must still say them."""
+
+from __future__ import annotations
+
+import importlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+MESSAGE = (
+    "DeepSeek V4 does not support PIECEWISE CUDA graphs with Model Runner V1. "
+    "Use Model Runner V2 or disable PIECEWISE CUDA graphs."
+)
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory):
+    specs = tmp_path_factory.mktemp("seed004-specs")
+    shutil.copy(REPO / "specs" / "deepseek_v4.yaml", specs)
+    shutil.copy(Path(__file__).parent / "seed004" / "deepseek_v4_seed004.yaml", specs)
+    out = tmp_path_factory.mktemp("seed004-out")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dsv41gen",
+            "build",
+            str(specs / "deepseek_v4_seed004.yaml"),
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    # Another test's build of the package may be imported already: set it aside, then restore.
+    ours = [m for m in sys.modules if m == "deepseek_v4" or m.startswith("deepseek_v4.")]
+    saved = {name: sys.modules.pop(name) for name in ours}
+    sys.path.insert(0, str(out))
+    try:
+        yield importlib.import_module("deepseek_v4.runner")
+    finally:
+        sys.path.remove(str(out))
+        for name in [m for m in sys.modules if m == "deepseek_v4" or m.startswith("deepseek_v4.")]:
+            del sys.modules[name]
+        sys.modules.update(saved)
+
+
+def _config(use_v2_model_runner, architecture, mode, runner):
+    return SimpleNamespace(
+        use_v2_model_runner=use_v2_model_runner,
+        model_config=SimpleNamespace(architectures=[architecture]),
+        compilation_config=SimpleNamespace(cudagraph_mode=getattr(runner.CUDAGraphMode, mode)),
+        speculative_config=None,
+    )
+
+
+@pytest.mark.parametrize("mode", ["PIECEWISE", "FULL_AND_PIECEWISE"])
+def test_deepseek_v4_rejects_mrv1_piecewise_cudagraph(runner, mode):
+    with pytest.raises(ValueError) as raised:
+        runner.validate_runner_modes(_config(False, "DeepseekV4ForCausalLM", mode, runner))
+    assert str(raised.value) == MESSAGE
+
+
+@pytest.mark.parametrize(
+    ("use_v2_model_runner", "architecture", "mode"),
+    [
+        (True, "DeepseekV4ForCausalLM", "PIECEWISE"),  # MRV2
+        (False, "DeepseekV4ForCausalLM", "NONE"),  # eager
+        (False, "DeepseekV4ForCausalLM", "FULL"),  # full graphs
+        (False, "DeepseekV4ForCausalLM", "FULL_DECODE_ONLY"),
+        (False, "LlamaForCausalLM", "PIECEWISE"),  # another architecture
+    ],
+)
+def test_mrv1_piecewise_cudagraph_allowed(runner, use_v2_model_runner, architecture, mode):
+    runner.validate_runner_modes(_config(use_v2_model_runner, architecture, mode, runner))
+
+
+def test_deepseek_v4_defaults_to_model_runner_v2(runner):
+    assert runner.default_uses_v2_model_runner("DeepseekV4ForCausalLM") is True
+    assert runner.default_uses_v2_model_runner("LlamaForCausalLM") is None
