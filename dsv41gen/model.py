@@ -324,7 +324,10 @@ class NumSpeculativeTokensRule:
     divisibility: Divisibility
     maximum: int | None
     warn_above: int | None
-    # The default is always tokens_per_round (the only value the schema allows).
+    # Where the default comes from: () = tokens per round (the draft's n_predict); else the
+    # first of these draft-config fields that is set. No default either way is an error.
+    default_sources: tuple[str, ...]
+    warning: str | None  # the exact text when above warn_above; None: a derived one
 
 
 @dataclass(frozen=True)
@@ -351,7 +354,13 @@ class SpeculativeMethod:
             draft_architecture=d.get("draft_architecture"),
             tokens_per_round_sources=tuple(d["tokens_per_round"]["sources"]),
             num_speculative_tokens=NumSpeculativeTokensRule(
-                Divisibility(rules["divisibility"]), rules.get("maximum"), rules.get("warn_above")
+                Divisibility(rules["divisibility"]),
+                rules.get("maximum"),
+                rules.get("warn_above"),
+                tuple(rules.get("default_sources", ()))
+                if rules["default"] == "draft_config_fields"
+                else (),
+                " ".join(rules["warning"].split()) if "warning" in rules else None,
             ),
             inherits_target_quantization=d.get("inherits_target_quantization", False),
             reuses_target_kv_layout=d.get("reuses_target_kv_layout", False),

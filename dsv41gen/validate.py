@@ -482,6 +482,26 @@ def _engine_parent_binds_once(
 
 
 @rule
+def _num_speculative_tokens_default(spec: ResolvedSpec, report: Report) -> None:
+    for name, body in spec.data.get("speculative", {}).get("methods", {}).items():
+        rules = body.get("num_speculative_tokens", {})
+        here = ("speculative", "methods", name, "num_speculative_tokens")
+        if rules.get("default") == "draft_config_fields" and "default_sources" not in rules:
+            report(
+                here + ("default",),
+                "default: draft_config_fields needs `default_sources` (the draft config fields "
+                "the default is read from)",
+            )
+        if rules.get("default") != "draft_config_fields" and "default_sources" in rules:
+            report(
+                here + ("default_sources",),
+                "`default_sources` is read only with `default: draft_config_fields`",
+            )
+        if "warning" in rules and "warn_above" not in rules:
+            report(here + ("warning",), "`warning` needs `warn_above` (when to log it)")
+
+
+@rule
 def _runner_architectures_known(spec: ResolvedSpec, report: Report) -> None:
     archs = _lineage_section(spec, "architectures")
     runner = spec.data.get("runner", {})

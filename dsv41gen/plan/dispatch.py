@@ -155,6 +155,18 @@ def plan_sites(family: Family, sources: SourceMap) -> tuple[Site, ...]:
             False,
             lambda v, base=base: base + ("tokens_per_round", "sources"),
         )
+        add(
+            f"{m}_default_num_speculative_tokens_sources",
+            f"The draft config fields a {m} default num_speculative_tokens is read from, first set wins (None: tokens per round)",
+            f"speculative.methods.{m}.num_speculative_tokens.default_sources",
+            lambda v, method=method: (
+                v.method(method).num_speculative_tokens.default_sources or None
+                if v.method(method) is not None
+                else None
+            ),
+            False,
+            lambda v, base=base: base + ("num_speculative_tokens", "default_sources"),
+        )
         # Only the questions something asks: the plugin (quantization) and speculative.py
         # (adaptive verification). reuses_target_kv_layout has no vLLM 0.33.0 site to answer
         # (dsv41gen explain lists it), so no function is emitted for it.

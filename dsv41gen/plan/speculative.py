@@ -44,6 +44,7 @@ class TokenRuleGroup:
     divisibility: str  # Divisibility value
     maximum: int | None
     warn_above: int | None
+    warning: str | None  # the spec's exact text; None: derived
     label: str
     sources: tuple[Comment, ...]
 
@@ -61,7 +62,9 @@ class TokenRuleGroup:
         )
 
     @property
-    def warn_message(self) -> PyMessage:
+    def warn_message(self) -> PyMessage | PyLiteral:
+        if self.warning is not None:
+            return PyLiteral(self.warning)
         return PyMessage(
             (
                 _DISPLAY_NAME,
@@ -80,6 +83,7 @@ class MethodPlan:
     every_variant_names_an_architecture: bool
     # no variant naming one: dispatch has no <method>_draft_architecture site to ask
     some_variant_names_an_architecture: bool
+    has_default_sources: bool  # some variant reads the default from draft-config fields
 
     @property
     def key_py(self) -> PyLiteral:
@@ -92,6 +96,13 @@ class MethodPlan:
     @property
     def check_function(self) -> Identifier:
         return Identifier(f"_check_{self.method}_num_speculative_tokens")
+
+
+# vLLM 0.33.0's words when a draft is given but neither the request nor the draft config says
+# how many tokens to propose (vllm/config/speculative.py): a fact about the engine.
+MISSING_DEFAULT_MESSAGE = (
+    "A speculative model was provided, but `num_speculative_tokens` was not provided"
+)
 
 
 @dataclass(frozen=True)
@@ -113,6 +124,10 @@ class SpeculativePlan:
     @property
     def family_ident(self) -> Identifier:
         return Identifier(self.family)
+
+    @property
+    def missing_default_message(self) -> PyLiteral:
+        return PyLiteral(MISSING_DEFAULT_MESSAGE)
 
     @property
     def warns(self) -> bool:
@@ -207,7 +222,7 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
                 continue
             rule = found.num_speculative_tokens
             groups.setdefault(
-                (rule.divisibility, rule.maximum, rule.warn_above, found.label), []
+                (rule.divisibility, rule.maximum, rule.warn_above, rule.warning, found.label), []
             ).append(variant)
         rules = tuple(
             TokenRuleGroup(
@@ -215,6 +230,7 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
                 divisibility.value,
                 maximum,
                 warn_above,
+                warning,
                 label,
                 tuple(
                     sources.ref(
@@ -223,7 +239,7 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
                     for v in members
                 ),
             )
-            for (divisibility, maximum, warn_above, label), members in groups.items()
+            for (divisibility, maximum, warn_above, warning, label), members in groups.items()
             if divisibility is not Divisibility.NONE
             or maximum is not None
             or warn_above is not None
@@ -239,6 +255,11 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
                 ),
                 any(
                     v.method(method).draft_architecture for v in family.variants if v.method(method)
+                ),
+                any(
+                    v.method(method).num_speculative_tokens.default_sources
+                    for v in family.variants
+                    if v.method(method)
                 ),
             )
         )

@@ -27,7 +27,7 @@ from .dispatch import Site
 from .kv_cache import KvPlan
 from .messages import with_display_name
 from .runner import RUNNER_LACKS, RunnerPlan
-from .speculative import SpeculativePlan
+from .speculative import MISSING_DEFAULT_MESSAGE, SpeculativePlan
 
 # A device of no known family, and a model_type no variant has.
 NO_FAMILY = None
@@ -114,6 +114,7 @@ class SpeculativeTests:
     not_wired: tuple[tuple[str, str], ...]  # family methods a variant neither allows nor forbids
     tokens_per_round: tuple[tuple[str, str, dict, int | None], ...]
     default_num_tokens: tuple[tuple[str, str, dict, int], ...]
+    missing_default: tuple[tuple[str, str, dict, str], ...]  # no default anywhere: the error
     reject_num_tokens: tuple[tuple[str, str, dict, int, str], ...]
     allow_num_tokens: tuple[tuple[str, str, dict, int], ...]
     warn_num_tokens: tuple[tuple[str, str, dict, int, bool], ...]
@@ -133,6 +134,7 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
     allowed, not_wired, per_round, defaults, reject, allow, warn, overrides, adaptive = (
         [] for _ in range(9)
     )
+    missing: list[tuple[str, str, dict, str]] = []
     forbidden_pairs = {(f.model_type, f.method) for f in plan.forbidden}
     by_name = {v.name: v for v in family.variants}
     for variant in family.variants:
@@ -162,8 +164,17 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
                 config = {s: None for s in sources[:i]} | {source: 7}
                 per_round.append((mt, method, config, 7))
             config = {sources[0]: PER_ROUND}
-            defaults.append((mt, method, config, PER_ROUND))
             rule = found.num_speculative_tokens
+            # the default: the first set default_sources field (each decides alone when the
+            # earlier ones are unset), else tokens per round; nothing set is an error
+            if rule.default_sources:
+                for i, source in enumerate(rule.default_sources):
+                    chosen = {s: None for s in rule.default_sources[:i]} | {source: 7}
+                    defaults.append((mt, method, config | chosen, 7))
+                missing.append((mt, method, config, MISSING_DEFAULT_MESSAGE))
+            else:
+                defaults.append((mt, method, config, PER_ROUND))
+                missing.append((mt, method, {}, MISSING_DEFAULT_MESSAGE))
             message = f"num_speculative_tokens:{{}} must be divisible by n_predict={PER_ROUND}"
             if rule.divisibility.value == "when_above_tokens_per_round":
                 reject += [
@@ -212,6 +223,7 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
         tuple(not_wired),
         tuple(per_round),
         tuple(defaults),
+        tuple(missing),
         tuple(reject),
         tuple(allow),
         tuple(warn),

@@ -14,6 +14,7 @@ from dsv41gen.model import (
     CapabilityFamily,
     CudaGraphMode,
     Family,
+    Method,
     ModelRunner,
     RegistryTable,
     Variant,
@@ -161,4 +162,50 @@ def binding_cases() -> dict[str, dict]:
             "module": "vllm.v1.kv_cache_interface",
             "name": spec_type.name,
         }
+    return cases
+
+
+def hf_config_shapes(variant: Variant) -> dict[str, dict]:
+    """The target HF configs the speculative matrix uses: the spec's reference config, and the
+    same with and without ``block_size`` / ``dspark_block_size`` (the fields a DSpark default
+    is read from)."""
+    base = {"dspark_block_size": dict(variant.hf_config).get("dspark_block_size", 5)}
+    return {
+        "dspark_block_size": hf_config_changes(variant, **base),
+        "block_size": hf_config_changes(variant, block_size=4, dspark_block_size=None),
+        "both": hf_config_changes(variant, block_size=4, **base),
+        "neither": hf_config_changes(variant, dspark_block_size=None),
+        # a draft n_predict above 1, so MTP's divisibility rule has something to divide by
+        "nextn3": hf_config_changes(variant, num_nextn_predict_layers=3, **base),
+    }
+
+
+def hf_config_changes(variant: Variant, **changes: object) -> dict:
+    target = target_architectures(variant)[0]
+    return hf_config(variant, target, **changes)
+
+
+def speculative_cases() -> dict[str, dict]:
+    """Every variant x method it wires or forbids x num_speculative_tokens in {None, 1..9} x
+    target HF config with / without block_size / dspark_block_size."""
+    cases: dict[str, dict] = {}
+    for family in families():
+        for variant in family.variants:
+            methods = [m.method.value for m in variant.methods]
+            methods += [f.method.value for f in variant.forbidden]
+            for method in methods:
+                for shape, config in hf_config_shapes(variant).items():
+                    for n in [None, *range(1, 10)]:
+                        rule = variant.method(Method(method))
+                        cases[f"{variant.name}:{method}:{shape}:{n}"] = {
+                            "package": family.name,
+                            "method": method,
+                            "hf_config": config,
+                            "num_speculative_tokens": n,
+                            # vLLM 0.33.0 compares the request with its warning threshold before
+                            # it applies the default: `None > 1` raises TypeError there.
+                            "engine_crashes": n is None
+                            and rule is not None
+                            and rule.num_speculative_tokens.warn_above is not None,
+                        }
     return cases

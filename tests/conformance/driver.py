@@ -315,6 +315,99 @@ def site_plugin(cases: dict[str, dict]) -> dict[str, dict]:
     return answers
 
 
+# -- speculative decoding: a real SpeculativeConfig per case --------------------------------------
+
+
+class _Captured:
+    """Warnings vLLM logs (its loggers) and warnings the generated code issues, as text."""
+
+    def __init__(self):
+        import logging
+
+        self.messages: list[str] = []
+        self.handler = logging.Handler()
+        self.handler.emit = lambda record: self.messages.append(record.getMessage())
+
+    def __enter__(self):
+        import logging
+        import warnings
+
+        logging.getLogger("vllm").addHandler(self.handler)
+        self._warnings = warnings.catch_warnings(record=True)
+        self._caught = self._warnings.__enter__()
+        warnings.simplefilter("always")
+        return self
+
+    def __exit__(self, *exc):
+        import logging
+
+        logging.getLogger("vllm").removeHandler(self.handler)
+        self._warnings.__exit__(*exc)
+        self.messages += [str(w.message) for w in self._caught]
+        return False
+
+
+def site_speculative(cases: dict[str, dict]) -> dict[str, dict]:
+    import tempfile
+
+    from vllm.config import ParallelConfig, SpeculativeConfig
+
+    root = tempfile.mkdtemp(prefix="dsv41gen-conformance-")
+    models = {}
+    answers = {}
+    for case_id, case in sorted(cases.items()):
+        key = json.dumps(case["hf_config"], sort_keys=True)
+        if key not in models:
+            path = _write_config(root, f"m{len(models)}", case["hf_config"])
+            models[key] = (path, _model_config(path))
+        path, target = models[key]
+        requested = case["num_speculative_tokens"]
+
+        def engine(case=case, path=path, target=target, requested=requested):
+            kwargs = {
+                "method": case["method"],
+                "target_model_config": target,
+                "target_parallel_config": ParallelConfig(),
+            }
+            if requested is None:
+                kwargs["model"] = path  # the default needs a draft: the target checkpoint itself
+            else:
+                kwargs["num_speculative_tokens"] = requested
+            with _Captured() as captured:
+                config = SpeculativeConfig(**kwargs)
+            draft = config.draft_model_config.hf_config
+            return {
+                "num_speculative_tokens": config.num_speculative_tokens,
+                "draft_model_type": draft.model_type,
+                "draft_architectures": list(config.draft_model_config.architectures),
+                "draft_n_predict": getattr(draft, "n_predict", None),
+                "warnings": [m for m in captured.messages if "num_speculative_tokens" in m],
+            }
+
+        def ours(case=case, requested=requested):
+            speculative = importlib.import_module(f"{case['package']}.speculative")
+            with _Captured() as captured:
+                mt = case["hf_config"]["model_type"]
+                speculative.validate_method(mt, case["method"])
+                overrides = speculative.draft_config_overrides(
+                    mt, case["method"], case["hf_config"]
+                )
+                draft = {**case["hf_config"], **overrides}
+                num = speculative.resolve_num_speculative_tokens(
+                    mt, case["method"], draft, requested
+                )
+            return {
+                "num_speculative_tokens": num,
+                "draft_model_type": draft["model_type"],
+                "draft_architectures": list(draft["architectures"]),
+                "draft_n_predict": draft.get("n_predict"),
+                "warnings": [m for m in captured.messages if "num_speculative_tokens" in m],
+            }
+
+        answers[case_id] = {"vllm": engine_outcome(engine), "generated": outcome(ours)}
+    return answers
+
+
 # -- _binding against a vLLM that lacks a name ----------------------------------------------------
 
 
@@ -348,6 +441,7 @@ SITES: dict[str, Callable[[dict[str, dict]], dict[str, dict]]] = {
     "runner": site_runner,
     "plugin": site_plugin,
     "binding": site_binding,
+    "speculative": site_speculative,
 }
 
 

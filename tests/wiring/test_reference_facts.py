@@ -73,23 +73,34 @@ def test_mtp_on_v41_raises_vllms_message(wiring):
 
 def test_divisibility_message_matches_vllm(wiring):
     config = {"num_nextn_predict_layers": 3}
-    with pytest.raises(ValueError) as error:
+    with pytest.raises(ValueError) as error, pytest.warns(UserWarning):
         wiring.speculative.resolve_num_speculative_tokens("deepseek_v4", "mtp", config, 5)
     assert str(error.value) == "num_speculative_tokens:5 must be divisible by n_predict=3"
-    with pytest.warns(UserWarning, match="num_speculative_tokens=6 is above 1"):
+    # [ref §0] vLLM's own words, for every MTP draft, before the divisibility check
+    with pytest.warns(UserWarning) as caught:
         assert (
             wiring.speculative.resolve_num_speculative_tokens("deepseek_v4", "mtp", config, 6) == 6
         )
+    assert [str(w.message) for w in caught] == [
+        "Enabling num_speculative_tokens > 1 will run multiple times of forward on same MTP "
+        "layer,which may result in lower acceptance rate"
+    ]
     assert wiring.speculative.resolve_num_speculative_tokens("deepseek_v4", "mtp", config) == 3
 
 
-def test_v41_dspark_drafts_block_size_tokens_not_mtp_stages(wiring):
-    flash = {"num_nextn_predict_layers": 3, "dspark_block_size": 5, "n_predict": 3}
-    assert wiring.speculative.tokens_per_round("deepseek_v41", "dspark", flash) == 5
-    assert wiring.speculative.tokens_per_round("deepseek_v41", "dspark", {"n_predict": 4}) == 4
-    # DSpark has no divisibility check: 7 is accepted for a block of 5
-    assert (
-        wiring.speculative.resolve_num_speculative_tokens("deepseek_v41", "dspark", flash, 7) == 7
+def test_dspark_default_and_n_predict_match_reference_section_0(wiring):
+    resolve = wiring.speculative.resolve_num_speculative_tokens
+    flash = {"num_nextn_predict_layers": 3, "dspark_block_size": 5}
+    # [ref §0] the draft's block_size, else its dspark_block_size; the draft's n_predict stays
+    # num_nextn_predict_layers, and DSpark has no divisibility check (7 for a block of 5)
+    assert resolve("deepseek_v41", "dspark", flash) == 5
+    assert resolve("deepseek_v41", "dspark", {**flash, "block_size": 4}) == 4
+    assert wiring.speculative.tokens_per_round("deepseek_v41", "dspark", flash) == 3
+    assert resolve("deepseek_v41", "dspark", flash, 7) == 7
+    with pytest.raises(ValueError) as error:
+        resolve("deepseek_v4", "dspark", {"num_nextn_predict_layers": 1})
+    assert str(error.value) == (
+        "A speculative model was provided, but `num_speculative_tokens` was not provided"
     )
 
 
@@ -106,7 +117,7 @@ def test_draft_config_rewrites_match_reference_section_1(wiring):
     assert rewrite("deepseek_v4", "dspark", v4)["model_type"] == "deepseek_v4"
     assert rewrite("deepseek_v41", "dspark", v41) == {
         "model_type": "deepseek_v41",
-        "n_predict": 5,
+        "n_predict": 3,  # [ref §0] num_nextn_predict_layers, not the block size
         "architectures": ["DSparkV41DraftModel"],
     }
 
@@ -130,9 +141,10 @@ def test_merge_and_fork_follow_seed_000_section_8(wiring):
         None,
     )
     assert dispatch.dspark_draft_architecture("deepseek_v41") == "DSparkV41DraftModel"
-    assert dispatch.dspark_tokens_per_round_sources("deepseek_v41") == (
+    assert dispatch.dspark_tokens_per_round_sources("deepseek_v41") == ("num_nextn_predict_layers",)
+    assert dispatch.dspark_default_num_speculative_tokens_sources("deepseek_v41") == (
+        "block_size",
         "dspark_block_size",
-        "n_predict",
     )
 
 

@@ -86,7 +86,7 @@ CHECKS = textwrap.dedent(
     with pytest.raises(ValueError, match="DeepSeek V4.2 does not support speculative method 'dspark'"):
         speculative.validate_method("deepseek_v42", "dspark")
     speculative.validate_method("deepseek_v41", "dspark")
-    assert speculative.draft_config_overrides("deepseek_v41", "dspark", {"dspark_block_size": 5})["n_predict"] == 5
+    assert speculative.draft_config_overrides("deepseek_v41", "dspark", {"num_nextn_predict_layers": 3})["n_predict"] == 3
 
     assert registry.MULTIMODAL_MODELS["DeepseekV42ForCausalLM"] == ("vllm.models.deepseek_v42", "DeepseekV42ForCausalLM")
     print("ok")
