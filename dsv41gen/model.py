@@ -313,6 +313,13 @@ class Method(enum.Enum):
     SUFFIX = "suffix"
 
 
+class TargetQuantization(enum.Enum):
+    """How a draft's quantization follows the target's."""
+
+    FORCE = "force"  # the target's, even over the user's value
+    DEFAULT_WHEN_UNSET = "default_when_unset"  # the target's only when the user gave none
+
+
 class Divisibility(enum.Enum):
     NONE = "none"
     WHEN_ABOVE_TOKENS_PER_ROUND = "when_above_tokens_per_round"
@@ -339,9 +346,18 @@ class SpeculativeMethod:
     draft_architecture: str | None
     tokens_per_round_sources: tuple[str, ...]
     num_speculative_tokens: NumSpeculativeTokensRule
-    inherits_target_quantization: bool
+    target_quantization: TargetQuantization | None  # None: the draft's own
     reuses_target_kv_layout: bool
     adaptive_verification: bool
+
+    @property
+    def inherits_target_quantization(self) -> bool:
+        """The draft is forced to the target's quantization (what a plugin must re-apply)."""
+        return self.target_quantization is TargetQuantization.FORCE
+
+    @property
+    def target_quantization_mode(self) -> str | None:
+        return self.target_quantization.value if self.target_quantization else None
 
     @staticmethod
     def parse(name: str, d: dict, weight_sets: dict[str, WeightSet]) -> SpeculativeMethod:
@@ -362,7 +378,9 @@ class SpeculativeMethod:
                 else (),
                 " ".join(rules["warning"].split()) if "warning" in rules else None,
             ),
-            inherits_target_quantization=d.get("inherits_target_quantization", False),
+            target_quantization=TargetQuantization(d["target_quantization"])
+            if "target_quantization" in d
+            else None,
             reuses_target_kv_layout=d.get("reuses_target_kv_layout", False),
             adaptive_verification=d.get("adaptive_verification", False),
         )

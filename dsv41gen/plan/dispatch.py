@@ -170,11 +170,23 @@ def plan_sites(family: Family, sources: SourceMap) -> tuple[Site, ...]:
         # Only the questions something asks: the plugin (quantization) and speculative.py
         # (adaptive verification). reuses_target_kv_layout has no vLLM 0.33.0 site to answer
         # (dsv41gen explain lists it), so no function is emitted for it.
+        add(
+            f"{m}_inherits_target_quantization",
+            f"Whether a {m} draft is forced to the target's quantization",
+            f"speculative.methods.{m}.target_quantization",
+            _method_field(method, "inherits_target_quantization"),
+            True,
+            lambda v, base=base: base + ("target_quantization",),
+        )
+        add(
+            f"{m}_target_quantization",
+            f"How a {m} draft's quantization follows the target's (force / default_when_unset)",
+            f"speculative.methods.{m}.target_quantization",
+            _method_field(method, "target_quantization_mode"),
+            False,
+            lambda v, base=base: base + ("target_quantization",),
+        )
         for attribute, question in (
-            (
-                "inherits_target_quantization",
-                f"Whether a {m} draft inherits the target's quantization",
-            ),
             ("adaptive_verification", f"Whether adaptive verification is supported with {m}"),
         ):
             add(

@@ -282,7 +282,7 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
                     "checkpoint.weight_sets",
                     "speculative.methods.<method>.draft_model_type",
                     "speculative.methods.<method>.draft_architecture",
-                    "speculative.methods.<method>.inherits_target_quantization",
+                    "speculative.methods.<method>.target_quantization",
                     "speculative.methods.<method>.tokens_per_round",
                     "speculative.methods.<method>.num_speculative_tokens",
                 ),

@@ -126,6 +126,12 @@ class SpeculativePlan:
         return Identifier(self.family)
 
     @property
+    def quantization_methods(self) -> tuple[MethodPlan, ...]:
+        """The methods whose draft quantization some variant ties to the target's."""
+        names = {s.name for s in self.sites}
+        return tuple(m for m in self.methods if f"{m.method}_target_quantization" in names)
+
+    @property
     def missing_default_message(self) -> PyLiteral:
         return PyLiteral(MISSING_DEFAULT_MESSAGE)
 

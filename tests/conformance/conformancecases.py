@@ -209,3 +209,25 @@ def speculative_cases() -> dict[str, dict]:
                             and rule.num_speculative_tokens.warn_above is not None,
                         }
     return cases
+
+
+# A quantization vLLM accepts for a bf16 checkpoint on any platform (the target's or the user's).
+QUANTIZATIONS = (None, "fp8")
+
+
+def quantization_cases() -> dict[str, dict]:
+    """Every variant x wired method x target quantized or not x the user's value or none."""
+    return {
+        f"{variant.name}:{m.method.value}:target={tq}:requested={rq}": {
+            "package": family.name,
+            "method": m.method.value,
+            "hf_config": hf_config_changes(variant),
+            "target_quantization": tq,
+            "requested": rq,
+        }
+        for family in families()
+        for variant in family.variants
+        for m in variant.methods
+        for tq in QUANTIZATIONS
+        for rq in QUANTIZATIONS
+    }

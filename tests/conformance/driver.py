@@ -408,6 +408,52 @@ def site_speculative(cases: dict[str, dict]) -> dict[str, dict]:
     return answers
 
 
+def site_quantization(cases: dict[str, dict]) -> dict[str, dict]:
+    """The draft's quantization for a target quantized or not and a user value or none."""
+    import tempfile
+
+    from vllm.config import ModelConfig, ParallelConfig, SpeculativeConfig
+
+    root = tempfile.mkdtemp(prefix="dsv41gen-conformance-")
+    targets = {}
+    answers = {}
+    for case_id, case in sorted(cases.items()):
+        key = (json.dumps(case["hf_config"], sort_keys=True), case["target_quantization"])
+        if key not in targets:
+            path = _write_config(root, f"q{len(targets)}", case["hf_config"])
+            targets[key] = ModelConfig(
+                model=path,
+                tokenizer=path,
+                skip_tokenizer_init=True,
+                max_model_len=1024,
+                quantization=case["target_quantization"],
+            )
+        target = targets[key]
+
+        def engine(case=case, target=target):
+            kwargs = {
+                "method": case["method"],
+                "num_speculative_tokens": 1,
+                "target_model_config": target,
+                "target_parallel_config": ParallelConfig(),
+            }
+            if case["requested"] is not None:
+                kwargs["quantization"] = case["requested"]
+            return SpeculativeConfig(**kwargs).draft_model_config.quantization
+
+        def ours(case=case, target=target):
+            speculative = importlib.import_module(f"{case['package']}.speculative")
+            return speculative.draft_quantization(
+                case["hf_config"]["model_type"],
+                case["method"],
+                target.quantization,
+                case["requested"],
+            )
+
+        answers[case_id] = {"vllm": engine_outcome(engine), "generated": outcome(ours)}
+    return answers
+
+
 # -- _binding against a vLLM that lacks a name ----------------------------------------------------
 
 
@@ -442,6 +488,7 @@ SITES: dict[str, Callable[[dict[str, dict]], dict[str, dict]]] = {
     "plugin": site_plugin,
     "binding": site_binding,
     "speculative": site_speculative,
+    "quantization": site_quantization,
 }
 
 

@@ -99,9 +99,9 @@ def test_explain_shows_provenance(reference_build, run_cli):
         f"specs/deepseek_v41.yaml:{line_of(specs / V41, 'draft_architecture: DSparkV41DraftModel')}:7",
     )
     # A list replaced whole by the child.
-    assert _row(v41, "speculative.methods.dspark.tokens_per_round.sources") == (
-        "['dspark_block_size', 'n_predict']",
-        f"specs/deepseek_v41.yaml:{line_of(specs / V41, 'sources: [dspark_block_size, n_predict]')}:9",
+    assert _row(v41, "kv_cache.compress_ratios") == (
+        "[0, 1, 2]",
+        f"specs/deepseek_v41.yaml:{line_of(specs / V41, 'compress_ratios: [0, 1, 2]')}:3",
     )
     # Deleted by the child: gone from its resolved spec, still in the parent's.
     assert not any(line.startswith("speculative.methods.mtp.") for line in v41)
