@@ -282,9 +282,9 @@ specs/deepseek_v41.yaml:@scale_bytes: 8@:9: kernels.rope_kv_insert.cache_formats
     ),
     (
         "divisibility_never_met",
-        [(V4, "        divisibility: none", "        divisibility: always\n        maximum: 4")],
+        [(V4, "        divisibility: none", "        divisibility: always\n        maximum: 2")],
         """
-specs/deepseek_v4.yaml:@maximum: 4@:9: speculative.methods.dspark.num_speculative_tokens.maximum: maximum 4 is below tokens per round (5, hf_config.dspark_block_size): no num_speculative_tokens can be both <= 4 and divisible by 5; raise the maximum to at least 5 or relax `divisibility`
+specs/deepseek_v4.yaml:@maximum: 2@:9: speculative.methods.dspark.num_speculative_tokens.maximum: maximum 2 is below tokens per round (3, hf_config.num_nextn_predict_layers): no num_speculative_tokens can be both <= 2 and divisible by 3; raise the maximum to at least 3 or relax `divisibility` (in specs/deepseek_v41.yaml, which inherits this value)
 """,
     ),
     (
@@ -485,19 +485,22 @@ specs/deepseek_v41.yaml:@sm95: [128]@:9: attention_backends.DeepseekV41IndexerBa
 """,
     ),
     (
+        "default_sources_missing",
+        [(V4, "        default_sources: [block_size, dspark_block_size]\n", "")],
+        """
+specs/deepseek_v4.yaml:@default: draft_config_fields@:9: speculative.methods.dspark.num_speculative_tokens.default: default: draft_config_fields needs `default_sources` (the draft config fields the default is read from)
+""",
+    ),
+    (
         # The parent is valid on its own; the child's hf_config makes the parent's maximum
         # impossible. Reported at the parent's line, naming the child.
         "error_only_the_child_causes_in_parent_field",
         [
             (V4, "        divisibility: none", "        divisibility: always\n        maximum: 6"),
-            (
-                V41,
-                "  dspark_target_layer_offset: 0",
-                "  dspark_target_layer_offset: 0\n  dspark_block_size: 8",
-            ),
+            (V41, "  num_nextn_predict_layers: 3", "  num_nextn_predict_layers: 8"),
         ],
         """
-specs/deepseek_v4.yaml:@maximum: 6@:9: speculative.methods.dspark.num_speculative_tokens.maximum: maximum 6 is below tokens per round (8, hf_config.dspark_block_size): no num_speculative_tokens can be both <= 6 and divisible by 8; raise the maximum to at least 8 or relax `divisibility` (in specs/deepseek_v41.yaml, which inherits this value)
+specs/deepseek_v4.yaml:@maximum: 6@:9: speculative.methods.dspark.num_speculative_tokens.maximum: maximum 6 is below tokens per round (8, hf_config.num_nextn_predict_layers): no num_speculative_tokens can be both <= 6 and divisible by 8; raise the maximum to at least 8 or relax `divisibility` (in specs/deepseek_v41.yaml, which inherits this value)
 """,
     ),
 ]
@@ -708,6 +711,7 @@ def test_golden_case_count_and_rules_covered():
         "rope_kv_capabilities": "capabilities_reported_at_each_field",
         "rope_kv_insert": "num_heads_q_padded_not_multiple_of_8",
         "speculative_token_limits": "divisibility_never_met",
+        "num_speculative_tokens_default": "default_sources_missing",
         "compress_ratio_message_fields": "compress_ratio_message_unknown_field",
         "hf_config_counts": "stage_count_out_of_range",
         "generated_names": "generated_name_clashes_with_the_language_and_the_generated_modules",
