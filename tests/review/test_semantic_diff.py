@@ -81,13 +81,13 @@ EDITS = [
     ),
     (
         "a tokens-per-round source changed",
-        V41,
-        "sources: [dspark_block_size, n_predict]",
-        "sources: [dspark_block_size]",
+        V4,
+        "sources: [num_nextn_predict_layers] # n_predict = num_nextn_predict_layers",
+        "sources: [n_predict]",
         {
             (
-                "deepseek_v41",
-                "speculative.methods.dspark.tokens_per_round.sources",
+                "deepseek_v4",
+                "speculative.methods.mtp.tokens_per_round.sources",
                 "changed",
             ): "BEHAVIOUR"
         },
