@@ -129,6 +129,16 @@ def snapshot(package: str, matrix: dict) -> dict:
                     hf,
                     n,
                 )
+        if hasattr(spec, "draft_quantization"):
+            for target, requested in itertools.product((None, "fp8"), (None, "awq")):
+                record(
+                    "speculative.draft_quantization",
+                    spec.draft_quantization,
+                    mt,
+                    method,
+                    target,
+                    requested,
+                )
         if hasattr(spec, "check_adaptive_verification"):
             for enabled in (False, True):
                 record(
