@@ -126,7 +126,9 @@ class SpeculativeTests:
     @property
     def matches_messages(self) -> bool:
         """Some test matches a message (`re.escape`): only then does the module import `re`."""
-        return bool(self.forbidden or self.reject_num_tokens or self.adaptive)
+        return bool(
+            self.forbidden or self.reject_num_tokens or self.adaptive or self.missing_default
+        )
 
 
 def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests:
@@ -251,6 +253,11 @@ class RunnerTests:
     cases: tuple[tuple[bool, str, str, str | None, bool, str | None], ...]
     piecewise: tuple[tuple[str, bool], ...]
     defaults: tuple[tuple[str, bool | None], ...]
+
+    @property
+    def rejects(self) -> bool:
+        """Some case is refused with a message (`re.escape`): only then is `re` imported."""
+        return any(case[-1] is not None for case in self.cases)
 
 
 def _runner_expectation(
