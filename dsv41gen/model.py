@@ -351,11 +351,6 @@ class SpeculativeMethod:
     adaptive_verification: bool
 
     @property
-    def inherits_target_quantization(self) -> bool:
-        """The draft is forced to the target's quantization (what a plugin must re-apply)."""
-        return self.target_quantization is TargetQuantization.FORCE
-
-    @property
     def target_quantization_mode(self) -> str | None:
         return self.target_quantization.value if self.target_quantization else None
 

@@ -156,7 +156,7 @@ def plan_sites(family: Family, sources: SourceMap) -> tuple[Site, ...]:
             lambda v, base=base: base + ("tokens_per_round", "sources"),
         )
         add(
-            f"{m}_default_num_speculative_tokens_sources",
+            f"{m}_default_sources",
             f"The draft config fields a {m} default num_speculative_tokens is read from, first set wins (None: tokens per round)",
             f"speculative.methods.{m}.num_speculative_tokens.default_sources",
             lambda v, method=method: (
@@ -170,14 +170,6 @@ def plan_sites(family: Family, sources: SourceMap) -> tuple[Site, ...]:
         # Only the questions something asks: the plugin (quantization) and speculative.py
         # (adaptive verification). reuses_target_kv_layout has no vLLM 0.33.0 site to answer
         # (dsv41gen explain lists it), so no function is emitted for it.
-        add(
-            f"{m}_inherits_target_quantization",
-            f"Whether a {m} draft is forced to the target's quantization",
-            f"speculative.methods.{m}.target_quantization",
-            _method_field(method, "inherits_target_quantization"),
-            True,
-            lambda v, base=base: base + ("target_quantization",),
-        )
         add(
             f"{m}_target_quantization",
             f"How a {m} draft's quantization follows the target's (force / default_when_unset)",

@@ -77,7 +77,7 @@ class PluginPlan:
     model_types: tuple[tuple[str, Comment], ...]  # (model_type, source), family order
     hooked: tuple[HookedSite, ...]
     unhooked: tuple[UnhookedSite, ...]
-    # speculative methods whose draft takes the target's quantization (the dispatch site names)
+    # speculative methods whose draft quantization follows the target's (target_quantization)
     quantization_methods: tuple[str, ...]
     # (model_type, the parent variant's model_type, source): whose HF config class a variant's
     # config takes when the engine knows no class for its own model_type
@@ -106,14 +106,6 @@ class PluginPlan:
     @property
     def model_type_rows(self) -> tuple[tuple[PyLiteral, Comment], ...]:
         return tuple((PyLiteral(m), source) for m, source in self.model_types)
-
-    @property
-    def quantization_rows(self) -> tuple[tuple[PyLiteral, Identifier], ...]:
-        """(method, the dispatch function that answers it) per method."""
-        return tuple(
-            (PyLiteral(m), Identifier(f"{m}_inherits_target_quantization"))
-            for m in self.quantization_methods
-        )
 
     @property
     def config_parent_rows(self) -> tuple[tuple[PyLiteral, PyLiteral, Comment], ...]:
@@ -332,7 +324,7 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
         ),
         hooked=tuple(hooked),
         unhooked=_unhooked(family),
-        quantization_methods=_methods_with(family, "inherits_target_quantization"),
+        quantization_methods=_methods_with(family, "target_quantization"),
         config_parents=config_parents,
         backend_replacements=tuple(r[:4] for r in replacements),
     )

@@ -126,7 +126,7 @@ def test_explain_merge_fork_table(reference_build, run_cli):
         "DSparkV41DraftModel",
         "forked",
     ]
-    assert rows["dspark_inherits_target_quantization"][1:4] == ["True", "True", "merged"]
+    assert rows["dspark_target_quantization"][1:4] == ["force", "force", "merged"]
 
 
 def test_explain_lists_every_vllm_site(reference_build, run_cli):

@@ -125,10 +125,11 @@ def test_draft_config_rewrites_match_reference_section_1(wiring):
 def test_merge_and_fork_follow_seed_000_section_8(wiring):
     dispatch = wiring.dispatch
     # merged: same behaviour for both
-    assert dispatch.dspark_inherits_target_quantization(
-        "deepseek_v4"
-    ) and dispatch.dspark_inherits_target_quantization("deepseek_v41")
-    assert not dispatch.dspark_inherits_target_quantization("llama")
+    # [ref §0] DSpark forces the target's quantization; MTP takes it only when unset
+    assert dispatch.dspark_target_quantization("deepseek_v4") == "force"
+    assert dispatch.dspark_target_quantization("deepseek_v41") == "force"
+    assert dispatch.mtp_target_quantization("deepseek_v4") == "default_when_unset"
+    assert dispatch.dspark_target_quantization("llama") is None
     # no vLLM 0.33.0 site asks these (dsv41gen explain lists why), so nothing is emitted
     assert not hasattr(dispatch, "dspark_reuses_target_kv_layout")
     assert not hasattr(dispatch, "eagle_style_fallback")
@@ -142,7 +143,7 @@ def test_merge_and_fork_follow_seed_000_section_8(wiring):
     )
     assert dispatch.dspark_draft_architecture("deepseek_v41") == "DSparkV41DraftModel"
     assert dispatch.dspark_tokens_per_round_sources("deepseek_v41") == ("num_nextn_predict_layers",)
-    assert dispatch.dspark_default_num_speculative_tokens_sources("deepseek_v41") == (
+    assert dispatch.dspark_default_sources("deepseek_v41") == (
         "block_size",
         "dspark_block_size",
     )
