@@ -118,7 +118,8 @@ def test_explain_shows_provenance(reference_build, run_cli):
 
 
 def test_explain_merge_fork_table(reference_build, run_cli):
-    result = run_cli("explain", f"specs/{V41}", cwd=reference_build)
+    # 120 columns: the real family's table (its DSpark default sources make it 101 wide)
+    result = run_cli("explain", f"specs/{V41}", cwd=reference_build, env={"COLUMNS": "120"})
     table = _section(result.stdout, "merge / fork table of the deepseek_v4 family")
     rows = {line.split()[0]: line.split() for line in table[2:] if line.strip()}
     assert rows["dspark_draft_architecture"][1:4] == [
