@@ -86,8 +86,8 @@ def test_a_large_family_fits_the_terminal(tmp_path):
     table = _section(result.stdout, "merge / fork table")
     assert max(len(line) for line in table) <= 100
     # Each distinct value once, with the variants that have it (42 variants, 3 values here).
-    block = table[table.index("dspark_adaptive_verification: merged") :][:2]
-    assert block[1].startswith("    True: deepseek_v4, deepseek_v41, synth_0000, ")
+    block = table[table.index("dspark_target_quantization: merged") :][:2]
+    assert block[1].startswith("    force: deepseek_v4, deepseek_v41, synth_0000, ")
     # A wide terminal gets the table: one row per site, a column per variant.
     wide = cli(["explain", "--site", "dspark"], tmp_path, env={"COLUMNS": "2000"}, timeout=300)
     assert _section(wide.stdout, "merge / fork table")[0].split()[1:4] == [
