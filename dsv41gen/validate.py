@@ -497,8 +497,6 @@ def _num_speculative_tokens_default(spec: ResolvedSpec, report: Report) -> None:
                 here + ("default_sources",),
                 "`default_sources` is read only with `default: draft_config_fields`",
             )
-        if "warning" in rules and "warn_above" not in rules:
-            report(here + ("warning",), "`warning` needs `warn_above` (when to log it)")
 
 
 @rule

@@ -205,7 +205,8 @@ CAMPAIGN_FINDINGS = {
         "      draft_architecture: DeepSeekV4MTPModel\n", ""
     ),
     "no_warn_above": lambda t: t.replace(
-        "        warn_above: 1 # [ref §1] vLLM warns for MTP with num_speculative_tokens > 1\n", ""
+        "        warn_above: 1 # [ref §0] logged for every MTP draft type, before the divisibility check\n",
+        "",
     ),
     "no_forbidden_runner_modes": lambda t: _drop_block(t, "  forbidden_modes:\n"),
 }

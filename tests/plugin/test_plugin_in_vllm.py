@@ -68,8 +68,6 @@ V42 = textwrap.dedent(
           default: [128]
 
     runner:
-      default_model_runner:
-        DeepseekV41ForCausalLM: !delete
       forbidden_modes:
         mrv1_full:
           architectures: [DeepseekV42ForCausalLM]
@@ -214,14 +212,7 @@ KNOWN = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=KnownSpecMismatch,
-    reason="issue 11: the V4 / V4.1 specs still differ from 0.33.0 at the draft's n_predict "
-    "(vLLM keeps num_nextn_predict_layers for every DeepSeek draft; the spec writes the "
-    "method's tokens per round), the DSpark num_speculative_tokens default (vLLM reads "
-    "block_size before dspark_block_size) and V4's MRV1 PIECEWISE guard (not in 0.33.0)",
-)
+# issue 11's spec mismatches are fixed: the plugin leaves vLLM's behaviour unchanged.
 def test_v4_and_v41_behave_the_same_with_and_without_the_plugin(
     matrix, driver, real_family, tmp_path
 ):

@@ -39,8 +39,8 @@ MUTATIONS = [
     ),
     (
         "dispatch.py",
-        'return model_type in {"deepseek_v4", "deepseek_v41"}',
-        'return model_type == "deepseek_v4"',
+        'if model_type in {"deepseek_v4", "deepseek_v41"}:',
+        'if model_type == "deepseek_v4":',
         "test_speculative.py",
     ),
     ("runner.py", "not use_v2_model_runner", "use_v2_model_runner", "test_runner.py"),
