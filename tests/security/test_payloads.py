@@ -294,8 +294,9 @@ DRIVER = textwrap.dedent(
     for arch in list(registry.TARGET_MODELS) + ["LlamaForCausalLM"]:
         for v2 in (False, True):
             for mode in modes:
-                attempt(runner.check_runner_mode, [arch], v2, mode)
-        attempt(runner.default_uses_v2_model_runner, arch)
+                for method in (None, *methods):
+                    for adaptive in (False, True):
+                        attempt(runner.check_runner_mode, [arch], v2, mode, method, adaptive)
     registry.register()
     for name, obj in vars(mod["backends"]).items():
         if inspect.isclass(obj) and hasattr(obj, "get_name"):
@@ -484,7 +485,7 @@ def test_free_text_fields_are_inert(corpus, rotation):
         "speculative.methods.mtp.label",
         "speculative.methods.dspark.label",
         "speculative.forbidden.mtp.message",
-        "runner.forbidden_modes.mrv1_piecewise.message",
+        "runner.forbidden_modes.adaptive_verification_without_full_cudagraphs.message",
         "attention_backends.DeepseekV4IndexerBackend.kernel_block_sizes.note",
     ):
         assert field in kept, f"{field} rejected a payload; free text must be taken inertly"
