@@ -1,6 +1,8 @@
-"""Kernel sources that are ordinary files: importable, linted and formatted as they are.
+"""Kernel sources that are ordinary files: importable, linted, compiled and formatted as they are.
 
-A build copies each one verbatim into the family package (the planner names it as the file's
-source instead of a template); what a spec decides reaches it as a small generated per-variant
-module that configures it, FlashInfer-JIT style. Nothing here is rendered.
+They are the runtime half of every generated family package, FlashInfer-JIT style: a build
+writes only a small per-variant configuration (constants, cache-trait tables, instantiation
+lists, launch defaults) that names the sources here, and the generated code compiles or imports
+them from the installed dsv41gen. `runtime.require_sources` checks at import that they are the
+sources the configuration was generated for. Nothing here is rendered.
 """

@@ -1,0 +1,50 @@
+"""The generated packages' import-time check of the installed kernel sources."""
+
+from __future__ import annotations
+
+import pytest
+
+from dsv41gen.kernels import runtime
+
+NAME = "rope_kv_core.cuh"
+
+
+def test_require_sources_accepts_the_digest_of_the_installed_file():
+    runtime.require_sources("pkg", runtime.source_digest(NAME), NAME)
+
+
+def test_a_changed_kernel_source_fails_with_what_to_do(tmp_path, monkeypatch):
+    expected = runtime.source_digest(NAME)
+    (tmp_path / NAME).write_bytes((runtime.KERNELS_DIR / NAME).read_bytes() + b"// edited\n")
+    monkeypatch.setattr(runtime, "KERNELS_DIR", tmp_path)
+    with pytest.raises(runtime.KernelSourceMismatch) as raised:
+        runtime.require_sources("deepseek_v4", expected, NAME)
+    message = str(raised.value)
+    assert f"digest {expected}" in message and "dsv41gen build" in message
+    assert message.startswith(
+        "deepseek_v4 was generated for dsv41gen kernel sources rope_kv_core.cuh"
+    )
+
+
+def test_the_digest_depends_on_names_and_order():
+    a, b = NAME, "rope_kv_reference.py"
+    assert (
+        len({runtime.source_digest(a, b), runtime.source_digest(b, a), runtime.source_digest(a)})
+        == 3
+    )
+
+
+def test_the_runtime_module_imports_only_the_standard_library():
+    import ast
+    import sys
+
+    tree = ast.parse((runtime.KERNELS_DIR / "runtime.py").read_text())
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in (
+            node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
+        )
+    }
+    assert imported - {"__future__", "dsv41gen"} <= set(sys.stdlib_module_names)
