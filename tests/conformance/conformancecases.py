@@ -231,3 +231,45 @@ def quantization_cases() -> dict[str, dict]:
         for tq in QUANTIZATIONS
         for rq in QUANTIZATIONS
     }
+
+
+# KVCacheSpec subclasses of the 0.33.0 wheel that no spec names (the family produces none of
+# them), so the state-bucket matrix covers every layer spec type vLLM defines; test_kv_cache
+# fails when the wheel's set differs from the specs' names plus these. UniformTypeKVCacheSpecs
+# is the bucket the predicate is asked about, never a layer's spec.
+ENGINE_ONLY_KV_SPEC_TYPES = (
+    "CrossAttentionSpec",
+    "EncoderOnlyAttentionSpec",
+    "HiSparseHotSpec",
+    "HiSparseResidentSpec",
+    "HiddenStateCacheSpec",
+    "RSWASpec",
+    "SinkFullAttentionSpec",
+)
+KV_BUCKET_TYPE = "UniformTypeKVCacheSpecs"
+# Types vLLM 0.33.0's _get_packed_kv_cache_groups refuses before it asks is_state_bucket
+# (KVCacheSpec has no page size; the others are not in the KV cache spec registry): their cases
+# call the closure rebuilt from its code object only. The test checks that vLLM does refuse them.
+NOT_PACKABLE_KV_SPEC_TYPES = ("KVCacheSpec", "AttentionSpec", "EncoderOnlyAttentionSpec")
+
+
+def kv_state_bucket_cases() -> dict[str, dict]:
+    """Every target variant x every KV spec type (the spec's kv_cache.spec_types, plus the
+    wheel's others) x unsplit / split (vLLM's repeats_per_group None, or a number: whether a
+    balanced bucket mixing page sizes splits the layers into pattern repeats)."""
+    cases: dict[str, dict] = {}
+    for family in families():
+        named = sorted(
+            {t.name for v in family.variants if v.kv_cache for t in v.kv_cache.spec_types}
+        )
+        for variant in family.variants:
+            for type_name in named + sorted(set(ENGINE_ONLY_KV_SPEC_TYPES) - set(named)):
+                for split in (False, True):
+                    cases[f"{variant.name}:{type_name}:{'split' if split else 'unsplit'}"] = {
+                        "package": family.name,
+                        "target_model_type": variant.model_type,
+                        "spec_type": type_name,
+                        "split": split,
+                        "packable": type_name not in NOT_PACKABLE_KV_SPEC_TYPES,
+                    }
+    return cases

@@ -454,6 +454,146 @@ def site_quantization(cases: dict[str, dict]) -> dict[str, dict]:
     return answers
 
 
+# -- KV cache planning: vLLM's is_state_bucket closure -------------------------------------------
+# vLLM 0.33.0 decides whether a bucket is a state bucket in a closure nested in
+# vllm.v1.core.kv_cache_planning._get_packed_kv_cache_groups; its one free variable is
+# repeats_per_group (None: no balanced bucket mixes page sizes, so nothing is split into pattern
+# repeats; a number: the layers are split). Two ways, both vLLM's own bytecode:
+#   outer:   the real _get_packed_kv_cache_groups runs on real spec objects (a block-outermost
+#            layout, an unsplit and a split layer set); a profile hook records every call of the
+#            closure's code object, its bucket argument, repeats_per_group and its return value.
+#            The generated predicate is then asked about the very same bucket and number.
+#   closure: the closure rebuilt from its code object (types.FunctionType with the outer
+#            function's globals and a cell holding repeats_per_group), called on a one-layer
+#            bucket of each type; this also covers the types the outer function refuses.
+
+_KV_FIELDS = {
+    "block_size": lambda k: 16,
+    "num_kv_heads": lambda k: 1,
+    "head_size": lambda k: 64 * k,
+    "sliding_window": lambda k: 128,
+    "attention_chunk_size": lambda k: 64,
+    "rswa_window": lambda k: 128,
+    "shapes": lambda k: ((64 * k,),),
+    "page_size": lambda k: 2048 * k,
+    "blocks_per_request": lambda k: 4,
+}
+
+
+def _kv_spec(cls, k: int):
+    """A real instance of vLLM's spec class: its required fields from _KV_FIELDS (k scales the
+    page size); a class with a field not listed here fails the case, naming it."""
+    import dataclasses
+
+    import torch
+
+    fields = {**_KV_FIELDS, "dtype": lambda k: torch.float16, "dtypes": lambda k: (torch.float16,)}
+    required = {
+        f.name: fields[f.name](k)
+        for f in dataclasses.fields(cls)
+        if f.init and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    }
+    return cls(**required)
+
+
+def site_kv_state_bucket(cases: dict[str, dict]) -> dict[str, dict]:
+    import types
+
+    import vllm.v1.kv_cache_interface as interface
+    from vllm.config import CacheConfig
+    from vllm.v1.core import kv_cache_planning
+
+    outer = kv_cache_planning._get_packed_kv_cache_groups
+    (closure_code,) = [
+        c
+        for c in outer.__code__.co_consts
+        if isinstance(c, types.CodeType) and c.co_name == "is_state_bucket"
+    ]
+    assert closure_code.co_freevars == ("repeats_per_group",), closure_code.co_freevars
+
+    def rebuilt(repeats_per_group):
+        return types.FunctionType(
+            closure_code,
+            outer.__globals__,
+            "is_state_bucket",
+            None,
+            (types.CellType(repeats_per_group),),
+        )
+
+    cache_config = CacheConfig()
+    cache_config.kv_cache_layout = "BLHNC"  # block-outermost: the only layout that packs
+    vllm_config = types.SimpleNamespace(cache_config=cache_config)
+
+    def observe(layers):
+        calls, pending = [], []
+
+        def profile(frame, event, arg):
+            if frame.f_code is closure_code:
+                if event == "call":
+                    pending.append((frame.f_locals["spec"], frame.f_locals["repeats_per_group"]))
+                elif event == "return":
+                    calls.append((*pending.pop(), arg))
+
+        sys.setprofile(profile)
+        try:
+            outer(vllm_config, layers)
+        finally:
+            sys.setprofile(None)
+        return calls
+
+    def subclasses(cls):
+        return {cls.__name__} | {n for s in cls.__subclasses__() for n in subclasses(s)}
+
+    answers = {"__wheel__": {"kv_spec_types": sorted(subclasses(interface.KVCacheSpec))}}
+    for case_id, case in sorted(cases.items()):
+        answers[case_id] = _kv_state_bucket_case(case, interface, rebuilt, observe)
+    return answers
+
+
+def _kv_state_bucket_case(case: dict, interface, rebuilt, observe) -> dict:
+    kv_cache = importlib.import_module(f"{case['package']}.kv_cache")
+    mt = case["target_model_type"]
+    cls = getattr(interface, case["spec_type"])
+    repeats = (1, 2) if case["split"] else (None,)
+    answer: dict[str, dict] = {"vllm": {}, "generated": {}}
+    bucket = outcome(
+        lambda: interface.UniformTypeKVCacheSpecs(
+            block_size=16, kv_cache_specs={"layer0": _kv_spec(cls, 1)}
+        )
+    )
+    if "ok" in bucket:
+        one = bucket["ok"]
+        answer["vllm"]["closure"] = outcome(lambda: [rebuilt(r)(one) for r in repeats])
+        answer["generated"]["closure"] = outcome(
+            lambda: [kv_cache.is_state_bucket(mt, one, r) for r in repeats]
+        )
+    else:
+        answer["vllm"]["closure"] = answer["generated"]["closure"] = bucket
+
+    def layers():
+        if case["split"]:
+            # a third page size for the case's type, beside a balanced full-attention bucket
+            # of two page sizes: that bucket stays whole, so the layers split into repeats
+            return {
+                "t0": _kv_spec(cls, 3),
+                "f0": _kv_spec(interface.FullAttentionSpec, 1),
+                "f1": _kv_spec(interface.FullAttentionSpec, 2),
+            }
+        # two page sizes of the case's type only, 2:1: no balanced bucket mixes them
+        return {"t0": _kv_spec(cls, 1), "t1": _kv_spec(cls, 1), "t2": _kv_spec(cls, 2)}
+
+    observed = outcome(lambda: observe(layers()))
+    if "ok" not in observed:
+        answer["vllm"]["outer"] = observed
+        return answer
+    mine = [c for c in observed["ok"] if type(c[0].first_spec) is cls]
+    answer["vllm"]["outer"] = {"ok": [[r, result] for _spec, r, result in mine]}
+    answer["generated"]["outer"] = outcome(
+        lambda: [[r, kv_cache.is_state_bucket(mt, spec, r)] for spec, r, _result in mine]
+    )
+    return answer
+
+
 # -- _binding against a vLLM that lacks a name ----------------------------------------------------
 
 
@@ -489,6 +629,7 @@ SITES: dict[str, Callable[[dict[str, dict]], dict[str, dict]]] = {
     "binding": site_binding,
     "speculative": site_speculative,
     "quantization": site_quantization,
+    "kv_state_bucket": site_kv_state_bucket,
 }
 
 
