@@ -530,8 +530,11 @@ class LiteralView:
 
 
 def literal_rows(rows: Iterable[Iterable[object]]) -> tuple[tuple[PyLiteral, ...], ...]:
-    """Table rows (generated test cases) with every cell a Python literal."""
-    return tuple(tuple(PyLiteral(cell) for cell in row) for row in rows)
+    """Table rows (generated test cases) with every cell a Python literal, or the typed value
+    the planner made it (an identifier naming a constant, a comment)."""
+    return tuple(
+        tuple(cell if isinstance(cell, Code) else PyLiteral(cell) for cell in row) for row in rows
+    )
 
 
 class LiteralTable:
@@ -545,6 +548,8 @@ class LiteralTable:
 
     def __getattr__(self, name: str) -> object:
         value = getattr(self._of, name)
+        if isinstance(value, Code):
+            return value  # already typed by the planner (a comment)
         if isinstance(value, tuple) and all(isinstance(row, tuple) for row in value):
             return literal_rows(value)
         return PyLiteral(value)

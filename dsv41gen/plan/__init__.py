@@ -235,7 +235,7 @@ def _test_files(family: Family, sources: SourceMap, package: str, spec_plan) -> 
             "python/tests/test_runner.py.j2",
             "tests",
             plan=runner_plan,
-            tests=LiteralTable(tests.runner_tests(family, runner_plan)),
+            tests=LiteralTable(tests.runner_tests(family, runner_plan, sources)),
         ),
         _file(
             f"{out}/test_checkpoint.py",

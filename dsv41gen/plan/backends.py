@@ -103,11 +103,6 @@ class SparseMlaPlan:
     def name_py(self) -> PyLiteral:
         return PyLiteral(self.name)
 
-    @property
-    def function(self) -> Identifier:
-        """The generated function that answers this backend's block sizes."""
-        return Identifier(f"_{self.name.lower()}_block_sizes")
-
 
 @dataclass(frozen=True)
 class BackendsPlan:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..codegen_values import Comment, Identifier
 from ..model import (
     AttentionBackend,
     BackendKind,
@@ -27,6 +28,7 @@ from .dispatch import Site
 from .kv_cache import KvPlan
 from .messages import with_display_name
 from .runner import RUNNER_LACKS, RunnerPlan
+from .sources import SourceMap
 from .speculative import MISSING_DEFAULT_MESSAGE, SpeculativePlan
 
 # A device of no known family, and a model_type no variant has.
@@ -39,13 +41,15 @@ PER_ROUND = 3
 
 @dataclass(frozen=True)
 class BackendTests:
-    block_size_cases: tuple[tuple[str, int | None, list[int]], ...]
+    families: tuple[int | None, ...]  # every capability family, and a device of none
+    # (class, block sizes on a device of any other family, {family: its own})
+    block_size_cases: tuple[tuple[str, list[int], dict[int, list[int]]], ...]
     names: tuple[tuple[str, str], ...]
     parents: tuple[tuple[str, str], ...]  # (class, family parent) only
     overrides: tuple[tuple[str, tuple[str, ...]], ...]
     rocm_classes: tuple[str, ...]
     layouts: tuple[tuple[str, tuple[str, ...]], ...]  # (class, KVCacheLayout member names)
-    sparse_cases: tuple[tuple[str, int | None, list[int]], ...]
+    sparse_cases: tuple[tuple[str, list[int], dict[int, list[int]]], ...]  # by registered name
 
 
 def _inherited(key: str, field: str, by_key: dict[str, AttentionBackend]):
@@ -79,8 +83,11 @@ def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
     for key, backend in by_key.items():
         target = sparse if backend.kind is BackendKind.SPARSE_MLA else cases
         name = backend.name if backend.kind is BackendKind.SPARSE_MLA else key
-        for fam in families:
-            target.append((name, fam, _sizes_on(backend, by_key, fam)))
+        # each family's sizes worked out one by one, then written as the sizes of a device of
+        # no family and the families that differ from them
+        default = _sizes_on(backend, by_key, NO_FAMILY)
+        own = {fam: _sizes_on(backend, by_key, fam) for fam in families if fam is not NO_FAMILY}
+        target.append((name, default, {f: s for f, s in own.items() if s != default}))
     overrides = []
     for c in plan.classes:
         own = ["get_name"]
@@ -92,6 +99,7 @@ def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
             own.append("supported_kv_cache_layouts")
         overrides.append((c.class_name, tuple(own)))
     return BackendTests(
+        families=tuple(families),
         block_size_cases=tuple(cases),
         names=tuple((c.class_name, c.name) for c in plan.classes),
         parents=tuple((c.class_name, c.parent) for c in plan.classes),
@@ -249,32 +257,64 @@ def _site_cases(family: Family, sites: tuple[Site, ...]) -> tuple[tuple[str, str
 
 @dataclass(frozen=True)
 class RunnerTests:
-    # (use_v2, architecture, final mode, method, adaptive verification, message or None)
-    cases: tuple[tuple[bool, str, str, str | None, bool, str | None], ...]
+    # The architectures the spec names and one of no variant, when every rule answers them
+    # alike (each case then stands for all of them); empty: each case names its architecture.
+    architectures: tuple[str, ...]
+    source: Comment  # the runner sections the cases come from
+    # (constant, the spec fields that refuse, exact message): one per distinct refusal
+    refusals: tuple[tuple[Identifier, Comment, str], ...]
+    # (use_v2, [architecture,] final mode, method, adaptive verification, refusal or None)
+    cases: tuple[tuple[object, ...], ...]
     piecewise: tuple[tuple[str, bool], ...]
     defaults: tuple[tuple[str, bool | None], ...]
 
     @property
     def rejects(self) -> bool:
         """Some case is refused with a message (`re.escape`): only then is `re` imported."""
-        return any(case[-1] is not None for case in self.cases)
+        return bool(self.refusals)
+
+
+@dataclass(frozen=True)
+class _Refusal:
+    name: str  # the constant's name, from the spec field(s) that refuse
+    source: Comment
+    message: str
 
 
 def _runner_expectation(
-    family: Family, use_v2: bool, arch: str, mode: CudaGraphMode, method: str | None, adaptive: bool
-) -> str | None:
+    family: Family,
+    sources: SourceMap,
+    use_v2: bool,
+    arch: str,
+    mode: CudaGraphMode,
+    method: str | None,
+    adaptive: bool,
+) -> _Refusal | None:
     """What vLLM says of one config, worked out from the typed spec: the features the chosen
     runner lacks first (all of them, in spec order), then the first forbidden combination."""
     chosen = ModelRunner.V2 if use_v2 else ModelRunner.V1
-    requirements = list(dict.fromkeys(r for v in family.variants for r in v.runner.requirements))
+    requirements: dict = {}  # requirement -> the first variant that declares it
+    for v in family.variants:
+        for r in v.runner.requirements:
+            requirements.setdefault(r, v)
     lacking = [
-        r.feature
+        r
         for r in requirements
         if r.model_runner is not chosen
         and ((r.speculative_method == method) if r.speculative_method else adaptive)
     ]
     if lacking:
-        return RUNNER_LACKS[chosen] + ", ".join(lacking)
+        return _Refusal(
+            f"{chosen.name}_LACKS_" + "_AND_".join(r.name.upper() for r in lacking),
+            Comment.join(
+                ", ",
+                (
+                    sources.ref(requirements[r].name, "runner", "requires_model_runner", r.name)
+                    for r in lacking
+                ),
+            ),
+            RUNNER_LACKS[chosen] + ", ".join(r.feature for r in lacking),
+        )
     for variant in family.variants:
         for f in variant.runner.forbidden_modes:
             if (
@@ -283,11 +323,15 @@ def _runner_expectation(
                 and mode in f.cudagraph_modes
                 and (f.architectures is None or arch in f.architectures)
             ):
-                return with_display_name(f.message, variant)
+                return _Refusal(
+                    f.name.upper(),
+                    sources.ref(variant.name, "runner", "forbidden_modes", f.name),
+                    with_display_name(f.message, variant),
+                )
     return None
 
 
-def runner_tests(family: Family, plan: RunnerPlan) -> RunnerTests:
+def runner_tests(family: Family, plan: RunnerPlan, sources: SourceMap) -> RunnerTests:
     """Every runner x architecture (and one of no variant) x final mode x speculation the spec
     names (none, each method a requirement names, adaptive verification)."""
     methods = sorted(
@@ -299,20 +343,48 @@ def runner_tests(family: Family, plan: RunnerPlan) -> RunnerTests:
     ):
         speculation.append((None, True))
     architectures = list(dict.fromkeys(plan.all_architectures)) + [FOREIGN_ARCHITECTURE]
-    cases = tuple(
-        (
-            use_v2,
-            arch,
-            mode.value,
-            method,
-            adaptive,
-            _runner_expectation(family, use_v2, arch, mode, method, adaptive),
+    answers = {
+        (use_v2, arch, mode, method, adaptive): _runner_expectation(
+            family, sources, use_v2, arch, mode, method, adaptive
         )
         for use_v2 in (False, True)
         for arch in architectures
         for mode in CudaGraphMode
         for method, adaptive in speculation
+    }
+    # One constant per distinct refusal, named by the spec field; a field whose message differs
+    # between variants ({display_name}) gets one per message.
+    names: dict[tuple[str, str], Identifier] = {}
+    refusals = []
+    for refusal in answers.values():
+        if refusal is None or (refusal.name, refusal.message) in names:
+            continue
+        taken = sum(name == refusal.name for name, _ in names)
+        name = Identifier(refusal.name if not taken else f"{refusal.name}_{taken + 1}")
+        names[(refusal.name, refusal.message)] = name
+        refusals.append((name, refusal.source, refusal.message))
+
+    def named(refusal: _Refusal | None) -> Identifier | None:
+        return None if refusal is None else names[(refusal.name, refusal.message)]
+
+    alike = all(
+        len({named(answers[(use_v2, arch, mode, m, a)]) for arch in architectures}) == 1
+        for use_v2 in (False, True)
+        for mode in CudaGraphMode
+        for m, a in speculation
     )
+    if alike:
+        cases = tuple(
+            (use_v2, mode.value, m, a, named(answers[(use_v2, architectures[0], mode, m, a)]))
+            for use_v2 in (False, True)
+            for mode in CudaGraphMode
+            for m, a in speculation
+        )
+    else:
+        cases = tuple(
+            (use_v2, arch, mode.value, m, a, named(refusal))
+            for (use_v2, arch, mode, m, a), refusal in answers.items()
+        )
     defaults = [
         (a, runner is ModelRunner.V2)
         for v in family.variants
@@ -322,6 +394,11 @@ def runner_tests(family: Family, plan: RunnerPlan) -> RunnerTests:
     if defaults:
         defaults.append((FOREIGN_ARCHITECTURE, None))
     return RunnerTests(
+        tuple(architectures) if alike else (),
+        Comment.join(
+            ", ", dict.fromkeys(sources.ref(v.name, "runner").text for v in family.variants)
+        ),
+        tuple(refusals),
         cases,
         tuple((m.value, m.has_piecewise_cudagraphs) for m in CudaGraphMode),
         tuple(defaults),

@@ -122,10 +122,18 @@ SAMPLES = [
     ),
     (
         "tests/test_runner.py",
+        "def _config(",
+        None,
+        None,
+        None,
+        "plan.tests",
+    ),
+    (  # the case table and the test over it follow from the runner section as a whole
+        "tests/test_runner.py",
         "def test_runner_rule(",
-        None,
-        None,
-        None,
+        "deepseek_v4.yaml",
+        "runner:",
+        "runner",
         "plan.tests",
     ),
 ]

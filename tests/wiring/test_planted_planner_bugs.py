@@ -51,9 +51,26 @@ def _judge_every_family_method(original):
     return planted
 
 
+def _forbid_without_adaptive_verification(original):
+    """plan.runner: a combination forbidden only with adaptive verification is forbidden
+    without it too."""
+    import dataclasses
+
+    def planted(mode, message, source):
+        return dataclasses.replace(original(mode, message, source), adaptive_verification=False)
+
+    return planted
+
+
 BUGS = [
     ("dsv41gen.plan.backends", "_block_sizes", _swap_sm90_and_sm100, "test_backends.py"),
     ("dsv41gen.plan.kv_cache", "_state_like", _always_for_when_unsplit, "test_kv_cache.py"),
+    (
+        "dsv41gen.plan.runner",
+        "_forbidden_plan",
+        _forbid_without_adaptive_verification,
+        "test_runner.py",
+    ),
     (
         "dsv41gen.plan.speculative",
         "judged_methods",
