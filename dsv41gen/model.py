@@ -507,6 +507,8 @@ class KvCache:
     layouts: tuple[KvLayout, ...]
     compress_ratios: tuple[int, ...]
     unsupported_compress_ratio_message: str | None
+    # what a ratio outside compress_ratios raises (None: not stated; ValueError where a message is)
+    unsupported_compress_ratio_error: str | None
 
     @staticmethod
     def parse(d: dict) -> KvCache:
@@ -547,6 +549,7 @@ class KvCache:
             layouts,
             tuple(d.get("compress_ratios", ())),
             d.get("unsupported_compress_ratio_message"),
+            d.get("unsupported_compress_ratio_error"),
         )
 
 

@@ -783,8 +783,16 @@ def _compress_ratio_message_fields(spec: ResolvedSpec, report: Report) -> None:
     """The message becomes an f-string: it may name only the two values the check has."""
     import string
 
-    message = spec.data.get("kv_cache", {}).get("unsupported_compress_ratio_message")
+    kv_cache = spec.data.get("kv_cache", {})
+    message = kv_cache.get("unsupported_compress_ratio_message")
     if message is None:
+        if "unsupported_compress_ratio_error" in kv_cache and "compress_ratios" not in kv_cache:
+            report(
+                ("kv_cache", "compress_ratios"),
+                "unsupported_compress_ratio_error is raised for the ratios outside "
+                "kv_cache.compress_ratios, which is missing (deleted?): list the supported "
+                "ratios, or delete the error too (`unsupported_compress_ratio_error: !delete`)",
+            )
         return
     here = ("kv_cache", "unsupported_compress_ratio_message")
     if "compress_ratios" not in spec.data["kv_cache"]:

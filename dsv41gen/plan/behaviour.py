@@ -105,7 +105,9 @@ def _one(variant: Variant, spec_plan, runner_plan, backends_plan, kv_plan, check
                 (t.always, t.when_unsplit) for t in kv_plan.state_types if t.model_type == mt
             ],
             "compress_ratios": [
-                (c.ratios, c.message) for c in kv_plan.compress_ratio_checks if c.model_type == mt
+                (c.ratios, c.error, c.message)
+                for c in kv_plan.compress_ratio_checks
+                if c.model_type == mt
             ],
         }
     return _json(behaviour)

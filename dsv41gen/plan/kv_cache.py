@@ -6,7 +6,7 @@ import string
 from dataclasses import dataclass
 
 from ..codegen_values import Comment, Identifier, PyCode, PyLiteral, PyMessage
-from ..model import Family, KvSpecType, StateLike
+from ..model import Family, KvSpecType, StateLike, Variant
 from .binding import kv_types
 from .sources import SourceMap
 
@@ -15,12 +15,20 @@ from .sources import SourceMap
 class CompressRatioCheck:
     model_type: str
     ratios: tuple[int, ...]
-    message: PyMessage  # validation allowed no fields but {layer_id}, {compress_ratio}
+    error: Identifier  # a builtin exception class (the schema's enum)
+    message: PyMessage | None  # validation allowed no fields but {layer_id}, {compress_ratio}
     source: Comment
 
     @property
     def model_type_py(self) -> PyLiteral:
         return PyLiteral(self.model_type)
+
+    @property
+    def raised(self) -> PyCode:
+        """What the check raises: the bare class where vLLM's check has no message."""
+        if self.message is None:
+            return PyCode.format("{}", self.error)
+        return PyCode.format("{}({})", self.error, self.message)
 
 
 @dataclass(frozen=True)
@@ -97,19 +105,34 @@ def _state_like(types: tuple[KvSpecType, ...], state: StateLike) -> tuple[str, .
     return tuple(t.name for t in types if t.state_like is state)
 
 
+def _compress_ratio_check(v: Variant, sources: SourceMap) -> CompressRatioCheck:
+    """The variant's check: its exception (ValueError unless the spec says otherwise) and its
+    message, if any (vLLM's `assert` has none)."""
+    kv = v.kv_cache
+    assert kv is not None
+    message = kv.unsupported_compress_ratio_message
+    field = "unsupported_compress_ratio_message" if message else "unsupported_compress_ratio_error"
+    return CompressRatioCheck(
+        v.model_type,
+        kv.compress_ratios,
+        Identifier(kv.unsupported_compress_ratio_error or "ValueError"),
+        compress_ratio_message(message, v.display_name) if message else None,
+        sources.ref(v.name, "kv_cache", field),
+    )
+
+
 def plan_kv_cache(family: Family, sources: SourceMap) -> KvPlan | None:
     types = kv_types(family)
     if not types:
         return None
     checks = tuple(
-        CompressRatioCheck(
-            v.model_type,
-            v.kv_cache.compress_ratios,
-            compress_ratio_message(v.kv_cache.unsupported_compress_ratio_message, v.display_name),
-            sources.ref(v.name, "kv_cache", "unsupported_compress_ratio_message"),
-        )
+        _compress_ratio_check(v, sources)
         for v in family.variants
-        if v.kv_cache is not None and v.kv_cache.unsupported_compress_ratio_message
+        if v.kv_cache is not None
+        and (
+            v.kv_cache.unsupported_compress_ratio_message
+            or v.kv_cache.unsupported_compress_ratio_error
+        )
     )
     state_types = tuple(
         StateTypes(

@@ -360,7 +360,11 @@ def _unhooked(family: Family) -> tuple[UnhookedSite, ...]:
         out.append(
             (
                 SiteName.COMPRESS_RATIO,
-                ("kv_cache.compress_ratios", "kv_cache.unsupported_compress_ratio_message"),
+                (
+                    "kv_cache.compress_ratios",
+                    "kv_cache.unsupported_compress_ratio_error",
+                    "kv_cache.unsupported_compress_ratio_message",
+                ),
                 engine.COMPRESS_RATIO_CHECK,
             )
         )

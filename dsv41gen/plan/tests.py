@@ -410,7 +410,7 @@ class KvTests:
     # (model_type, type, state with no repeat pattern, with one), for every variant's own types
     cases: tuple[tuple[str, str, bool, bool], ...]
     ratio_allow: tuple[tuple[str, int], ...]
-    ratio_reject: tuple[tuple[str, int, str], ...]
+    ratio_reject: tuple[tuple[str, int, str, str], ...]  # (model_type, ratio, error, message)
 
 
 def kv_tests(family: Family, plan: KvPlan) -> KvTests:
@@ -438,15 +438,18 @@ def kv_tests(family: Family, plan: KvPlan) -> KvTests:
     allow, reject = [], []
     for variant in family.variants:
         kv = variant.kv_cache
-        if kv is None or not kv.unsupported_compress_ratio_message:
+        if kv is None or not (
+            kv.unsupported_compress_ratio_message or kv.unsupported_compress_ratio_error
+        ):
             continue
         allow += [(variant.model_type, r) for r in kv.compress_ratios]
         bad = max(kv.compress_ratios) + 1
-        text = " ".join(kv.unsupported_compress_ratio_message.split())
+        text = " ".join((kv.unsupported_compress_ratio_message or "").split())
         reject.append(
             (
                 variant.model_type,
                 bad,
+                kv.unsupported_compress_ratio_error or "ValueError",
                 text.format(layer_id=7, compress_ratio=bad, display_name=variant.display_name),
             )
         )

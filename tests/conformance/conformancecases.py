@@ -273,3 +273,31 @@ def kv_state_bucket_cases() -> dict[str, dict]:
                         "packable": type_name not in NOT_PACKABLE_KV_SPEC_TYPES,
                     }
     return cases
+
+
+# Ratios every variant is asked about besides the ones any spec lists: each power of two up to
+# 1024, the neighbours of V4's 4 and 128, and -1 (vLLM's V4 layer clamps it to 1).
+COMPRESS_RATIO_PROBES = (-1, 0, 1, 2, 3, 4, 5, 8, 16, 32, 64, 127, 128, 129, 256, 512, 1024)
+
+
+def compress_ratio_cases() -> dict[str, dict]:
+    """Every variant with kv_cache.compress_ratios x every ratio any spec lists and the probes:
+    the layer constructors of its target architecture's vLLM package (attention, compressor)."""
+    cases: dict[str, dict] = {}
+    for family in families():
+        listed = {r for v in family.variants if v.kv_cache for r in v.kv_cache.compress_ratios}
+        for variant in family.variants:
+            if variant.kv_cache is None or not variant.kv_cache.compress_ratios:
+                continue
+            module = next(
+                a.module for a in variant.architectures if a.name in target_architectures(variant)
+            )
+            for ratio in sorted(listed | set(COMPRESS_RATIO_PROBES)):
+                cases[f"{variant.name}:{ratio}"] = {
+                    "package": family.name,
+                    "model_type": variant.model_type,
+                    "engine_package": module,
+                    "layer_id": 7,
+                    "ratio": ratio,
+                }
+    return cases

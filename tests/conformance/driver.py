@@ -594,6 +594,199 @@ def _kv_state_bucket_case(case: dict, interface, rebuilt, observe) -> dict:
     return answer
 
 
+# -- compress ratios: vLLM's layer constructors, run on the CPU up to past their checks --------
+# vLLM 0.33.0 checks a layer's compress ratio inside constructors: V4 in DeepseekV4Attention
+# (max(1, the layer type's compress_rates entry); a compressor only above 1) and then in the
+# compressor's CompressorStateCache (`assert compress_ratio in [4, 128]`); V4.1 in its
+# DeepseekV4Attention (`not in (0, 1, 2)` -> ValueError). The constructors run for real on stub
+# configs. Each stub answers only the fields read up to the check; the first other field read
+# raises _Past, which ends the construction there (what follows builds GPU kernels, linear
+# layers over a TP group and caches, none of which decide the ratio). A run that stops before
+# the statements that set and check self.compress_ratio (found with ast in the constructor's
+# source) is a driver error, not a pass. Patched: the TP world size (1) and the compressor's
+# MergedColumnParallelLinear (an Identity; its weights do not depend on the ratio); the
+# platform is the pretended CPU one, so tensors are allocated on the CPU.
+
+
+class _Past(BaseException):
+    """The construction read a field the stub does not answer: it got past the checks."""
+
+    def __init__(self, name: str):
+        caller = sys._getframe(2)
+        super().__init__(name)
+        self.name, self.code, self.line = name, caller.f_code, caller.f_lineno
+
+
+class _Stub:
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+    def __getattr__(self, name):
+        raise _Past(name)
+
+
+def _constructor_tree(function):
+    import ast
+    import inspect
+    import textwrap
+
+    source, first = inspect.getsourcelines(function)
+    tree = ast.parse(textwrap.dedent("".join(source)))
+    ast.increment_lineno(tree, first - 1)
+    return tree
+
+
+def _ratio_statements_end(function, attrs=("compress_ratio",)) -> int:
+    """Last line of the statements that set self.<attrs> or test self.compress_ratio with in /
+    not in."""
+    import ast
+
+    def is_ratio(node, attrs=("compress_ratio",)):
+        return (
+            isinstance(node, ast.Attribute)
+            and node.attr in attrs
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        )
+
+    ends = [
+        node.end_lineno
+        for node in ast.walk(_constructor_tree(function))
+        if (isinstance(node, ast.Assign) and any(is_ratio(t, attrs) for t in node.targets))
+        or (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Compare)
+            and is_ratio(node.test.left)
+            and isinstance(node.test.ops[0], (ast.In, ast.NotIn))
+        )
+    ]
+    assert ends, f"no compress_ratio statements in {function.__qualname__}"
+    return max(ends)
+
+
+def _compressor_guard(function):
+    """The test of the `if` whose body builds the layer's DeepseekCompressor, compiled."""
+    import ast
+
+    for node in ast.walk(_constructor_tree(function)):
+        if isinstance(node, ast.If) and any(
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id == "DeepseekCompressor"
+            for statement in node.body
+            for call in ast.walk(statement)
+        ):
+            return compile(ast.Expression(node.test), "<guard>", "eval")
+    raise LookupError(f"{function.__qualname__} builds no DeepseekCompressor")
+
+
+def _run_until_past(function, instance, past_line: int, **kwargs) -> None:
+    try:
+        function(instance, **kwargs)
+    except _Past as past:
+        if past.code is not function.__code__ or past.line <= past_line:
+            raise RuntimeError(
+                f"driver: {function.__qualname__} stopped at line {past.line} ({past.name}), "
+                f"before its compress-ratio statements end (line {past_line}): the stub must "
+                "answer that field"
+            ) from None
+        return
+    raise RuntimeError(f"driver: {function.__qualname__} ran to its end on a stub config")
+
+
+def _engine_layer(module: str, layer_id: int, ratio: int) -> str:
+    import torch
+
+    attention = importlib.import_module(f"{module}.attention")
+    attention.get_tensor_model_parallel_world_size = lambda: 1
+    base = attention.DeepseekV4Attention
+    probe = type("Probe", (base,), {name: None for name in base.__abstractmethods__})
+    layers = 43
+    hf = _Stub(
+        hidden_size=256,
+        num_attention_heads=4,
+        q_lora_rank=64,
+        o_lora_rank=64,
+        head_dim=512,
+        qk_rope_head_dim=64,
+        o_groups=1,
+        sliding_window=128,
+        vision_n_layers=0,
+        num_hidden_layers=layers,
+        layer_types=["layer"] * layers,
+        compress_rates={"layer": ratio},  # V4
+        compress_ratios=[ratio] * layers,  # V4.1
+    )
+    config = _Stub(
+        model_config=_Stub(hf_config=hf, max_model_len=4096),
+        quant_config=None,
+        cache_config=None,
+        parallel_config=_Stub(prefill_context_parallel_size=1),
+        scheduler_config=_Stub(max_num_seqs=4, max_num_batched_tokens=64),
+    )
+    layer = probe.__new__(probe)
+    prefix = f"model.layers.{layer_id}.attn"
+    _run_until_past(
+        base.__init__,
+        layer,
+        _ratio_statements_end(base.__init__),
+        vllm_config=config,
+        prefix=prefix,
+    )
+    try:
+        builds = eval(_compressor_guard(base.__init__), {}, {"self": layer})  # noqa: S307
+    except AttributeError:
+        return "accepted"  # the compressor is built on other grounds (V4.1: kv-source layers)
+    if not builds:
+        return "accepted"
+    # the compressor reads the norm epsilon the attention stub left out (where it stopped)
+    hf.rms_norm_eps = 1e-6
+    compressor_module = importlib.import_module(f"{module}.compressor")
+    compressor_module.MergedColumnParallelLinear = lambda *args, **kwargs: torch.nn.Identity()
+    compressor = compressor_module.DeepseekCompressor
+    instance = compressor.__new__(compressor)
+    _run_until_past(
+        compressor.__init__,
+        instance,
+        _ratio_statements_end(compressor.__init__, ("compress_ratio", "state_cache")),
+        vllm_config=config,
+        compress_ratio=layer.compress_ratio,
+        hidden_size=256,
+        head_dim=512,
+        rotate=True,
+        prefix=f"{prefix}.compressor.{ratio}",
+    )
+    assert isinstance(instance.state_cache, compressor_module.CompressorStateCache)
+    return "accepted"
+
+
+def site_compress_ratio(cases: dict[str, dict]) -> dict[str, dict]:
+    platform = install_pretend_platform()
+    platform.pretend({"platform": "CPU", "capability": None})
+    from vllm.config import VllmConfig, set_current_vllm_config
+
+    answers = {}
+    with set_current_vllm_config(VllmConfig()):  # RMSNorm and the state cache read it
+        for case_id, case in sorted(cases.items()):
+            kv_cache = importlib.import_module(f"{case['package']}.kv_cache")
+
+            def ours(case=case, kv_cache=kv_cache):
+                kv_cache.validate_compress_ratio(
+                    case["model_type"], case["layer_id"], case["ratio"]
+                )
+                return "accepted"
+
+            answers[case_id] = {
+                "vllm": outcome(
+                    lambda case=case: _engine_layer(
+                        case["engine_package"], case["layer_id"], case["ratio"]
+                    )
+                ),
+                "generated": outcome(ours),
+            }
+    return answers
+
+
 # -- _binding against a vLLM that lacks a name ----------------------------------------------------
 
 
@@ -630,6 +823,7 @@ SITES: dict[str, Callable[[dict[str, dict]], dict[str, dict]]] = {
     "speculative": site_speculative,
     "quantization": site_quantization,
     "kv_state_bucket": site_kv_state_bucket,
+    "compress_ratio": site_compress_ratio,
 }
 
 

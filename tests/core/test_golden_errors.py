@@ -590,6 +590,13 @@ specs/deepseek_v4.yaml:@layouts: [row_major]@:5: quantization.mxfp8.layouts: lis
 """,
     ),
     (
+        "compress_ratios_deleted_error_kept",
+        [(V4, "  compress_ratios: [0, 1, 4, 128] # 0 and 1: plain SWA\n", "")],
+        """
+specs/deepseek_v4.yaml:@kv_cache:@:1: kv_cache.compress_ratios: unsupported_compress_ratio_error is raised for the ratios outside kv_cache.compress_ratios, which is missing (deleted?): list the supported ratios, or delete the error too (`unsupported_compress_ratio_error: !delete`)
+""",
+    ),
+    (
         "compress_ratios_deleted_message_kept",
         [(V41, "  compress_ratios: [0, 1, 2] # 0: pure SWA", "  compress_ratios: !delete")],
         """
