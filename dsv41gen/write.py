@@ -40,13 +40,17 @@ HEADER_MARK = "dsv41gen-content:"
 STAMP_MARK = "dsv41gen-inputs:"
 # The marker torchgen and Meta's tools use; review tools fold files that carry it.
 GENERATED_MARK = "@generated"
+# What a reader of a generated file must do instead of editing it: the end of the hash line
+# (short enough for the 80 columns of the C++ files' style).
+DO_NOT_EDIT = "(do not edit: change the spec and rebuild)"
 _HEADER_RE = re.compile(
     r"^(?P<prefix>#|//) dsv41gen-(?:inputs: (?P<inputs>[0-9a-f]{16}) content|content): "
-    r"(?P<content>[0-9a-f]{16})$"
+    r"(?P<content>[0-9a-f]{16})(?: " + re.escape(DO_NOT_EDIT) + r")?$"
 )
 _ORIGIN_RE = re.compile(r"^(?:#|//) (?:@generated|Generated) by dsv41gen \S+ from (?P<specs>.+)\.$")
-# The header is the license lines a spec asks for (`license_header`), then three lines of ours;
-# the hash line ends it.
+# The header is the license lines a spec asks for (`license_header`), then two lines of ours
+# (three in packages built before the do-not-edit note joined the hash line); the hash line
+# ends it.
 MAX_LICENSE_LINES = 8
 MAX_HEADER_LINES = MAX_LICENSE_LINES + 3
 SPECS_IN_MANIFEST = "specs listed in MANIFEST"
@@ -68,7 +72,7 @@ def make_header(
     license_header: tuple[str, ...] = (),
     width: int = 0,
 ) -> str:
-    """The license lines, then three header lines; ``inputs_hash`` only for the family's stamp
+    """The license lines, then two header lines; ``inputs_hash`` only for the family's stamp
     (the MANIFEST). ``width`` (0: none) is the formatter's line limit: a first line naming more
     specs than fit names the MANIFEST instead, so a formatter that reflows long comments
     (clang-format) leaves the header alone."""
@@ -84,8 +88,7 @@ def make_header(
     return (
         "".join(f"{prefix} {Comment(line)}".rstrip() + "\n" for line in license_header)
         + f"{origin}\n"
-        f"{prefix} Do not edit: change the spec and run `dsv41gen build`.\n"
-        f"{prefix} {hashes}\n"
+        f"{prefix} {hashes} {DO_NOT_EDIT}\n"
     )
 
 
@@ -103,7 +106,9 @@ def read_header(text: str) -> Header | None:
         match = _HEADER_RE.match(line.split("\n", 1)[0])
         if match:
             specs: tuple[str, ...] | None = None
-            origin = _ORIGIN_RE.match(head[index - 2]) if index >= 2 else None
+            # the line above the hash line (two above it in an older package's header)
+            above = [head[i] for i in (index - 1, index - 2) if i >= 0]
+            origin = next((m for m in map(_ORIGIN_RE.match, above) if m), None)
             if origin is not None and origin["specs"] != SPECS_IN_MANIFEST:
                 specs = tuple(name.strip() for name in origin["specs"].split(","))
             return Header(match["inputs"], match["content"], index + 1, specs)
