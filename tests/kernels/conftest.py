@@ -16,7 +16,8 @@ if not torch.cuda.is_available():
 
 # ---------------------------------------------------------------------------------------------
 # MXFP8 (Triton): the generated modules, rendered from the spec's plan into a temp directory so
-# the tests do not depend on `dsv41gen build` having run.
+# the tests do not depend on `dsv41gen build` having run. They are configuration: the kernels and
+# the torch reference they bind are dsv41gen/kernels/mxfp8.py and mxfp8_reference.py.
 # ---------------------------------------------------------------------------------------------
 import importlib.util  # noqa: E402
 import sys  # noqa: E402

@@ -50,10 +50,54 @@ def test_derived_constants():
     assert all(x.source for x in plan.constants)
 
 
-def test_row_major_only_has_no_swizzle_code():
+def test_the_constants_are_the_kernels_format_fields_in_order():
+    """The generated module passes the plan's constants as keywords of the runtime kernels'
+    Mxfp8Format: every field, each once (a missing one would fail at import)."""
+    from dsv41gen.kernels.mxfp8 import Mxfp8Format
+    from dsv41gen.kernels.mxfp8_reference import Mxfp8Reference
+
+    plan = plan_mxfp8(FMT, "mxfp8")
+    assert tuple(c.name for c in plan.constants) == Mxfp8Format._fields
+    fields = {f.name for f in dataclasses.fields(Mxfp8Reference)} - {"layouts"}
+    assert {c.name for c in plan.reference_constants} == fields
+
+
+def test_the_value_types_are_the_kernels():
+    from dsv41gen.kernels.mxfp8 import VALUE_TYPES
+    from dsv41gen.plan.mxfp8 import VALUE_FORMATS
+
+    assert {vf.name for vf in VALUE_FORMATS.values()} <= set(VALUE_TYPES)
+
+
+def test_layouts_come_from_the_spec_in_order():
     plan = plan_mxfp8(dataclasses.replace(FMT, layouts=(ScaleLayout.ROW_MAJOR,)), "m")
-    assert [layout.name for layout in plan.layouts] == ["row_major"]
-    assert not any(x.name.startswith("SWIZZLE") for x in plan.constants)
+    assert plan.layouts == ("row_major",)
+    swapped = (ScaleLayout.SWIZZLED_128X4, ScaleLayout.ROW_MAJOR)
+    assert plan_mxfp8(dataclasses.replace(FMT, layouts=swapped), "m").layouts == (
+        "swizzled_128x4",
+        "row_major",
+    )
+
+
+def test_the_plan_stamps_the_digests_of_the_runtime_sources():
+    from dsv41gen.kernels import runtime
+
+    plan = plan_mxfp8(FMT, "mxfp8")
+    assert plan.kernel_digest == runtime.source_digest("mxfp8.py")
+    assert plan.reference_digest == runtime.source_digest("mxfp8_reference.py")
+
+
+def test_the_templates_hold_layout_only():
+    """Issue 13: no branch and no name list in the MXFP8 templates; the kernels are the
+    runtime source and the templates print the plan's tables."""
+    import re
+    from pathlib import Path
+
+    templates = Path(__file__).resolve().parents[2] / "templates" / "triton"
+    for name in ("mxfp8.py.j2", "mxfp8_reference.py.j2"):
+        text = (templates / name).read_text()
+        assert "{% if" not in text and "@triton.jit" not in text, name
+        assert not re.search(r"\.value\b|\bin \[", text), name
 
 
 @pytest.mark.parametrize(

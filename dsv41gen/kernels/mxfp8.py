@@ -1,0 +1,537 @@
+"""MX quantize / dequantize (e4m3 values, E8M0 block scales): the Triton kernels and launchers.
+
+An ordinary source file, the runtime half of every generated family package: a family's
+generated ``mxfp8`` module holds only what its spec decides (an ``Mxfp8Format`` of constants, its
+scale layouts and launch defaults, each commented with the spec field it comes from) and binds
+this module's launchers to it with ``Mxfp8Ops``. Nothing here is rendered; the numbers the
+kernels use arrive as the constexpr argument ``FMT``, which compiles to the same code as module
+constants (Triton folds it at compile time, one compiled kernel per format).
+
+Format: blocks of ``BLOCK_SIZE`` values along K share one E8M0 scale byte ``sb``;
+``xq = x * 2^(bias - sb)`` rounded to the value type (round to nearest even), ``sb`` the
+smallest exponent with ``amax <= value_max * 2^(sb - bias)``, clamped to [scale min, scale max]
+(amax floored at ``AMAX_FLOOR_BITS``). Dequantization: ``x ~= xq * 2^(sb - bias)``.
+
+Non-finite policy: a block holding any NaN or +-inf gets the E8M0 NaN scale (``SCALE_NAN``) and
+all its values are the NaN code (``VALUE_NAN``); dequantizing such a block gives NaN everywhere.
+The value type has no infinity, so no finite stand-in is invented.
+
+Subnormal safety: no scale-derived intermediate is subnormal. The planner (dsv41gen/plan/mxfp8.py)
+checks that the reciprocal 2^(bias - sb) is a normal fp32 for every sb a block can reach (e4m3:
+sb <= 247, NaN blocks 248 before the NaN select); dequantization applies 2^(sb - bias) as two
+normal factors, because 2^-127 alone (sb == 0) is subnormal.
+
+Exactness: input is widened to fp32 bit patterns (bf16 through ``int16 << 16``); amax is an
+integer max over ``bits & 0x7FFFFFFF`` (NaN sorts above inf above every finite value); sb comes
+from amax's exponent and fraction fields (no log2, no division); rounding to the value grid adds
+and subtracts a normal magic number. The same code is bit-exact under the interpreter and on
+the GPU.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, NamedTuple
+
+import torch
+import triton
+import triton.language as tl
+
+
+class Mxfp8Format(NamedTuple):
+    """What one MX format decides, as the kernels read it (the constexpr argument ``FMT``).
+
+    A generated family module builds one from its planned constants; every field is a number
+    the planner derived from the spec (``dsv41gen/plan/mxfp8.py`` says how)."""
+
+    BLOCK_SIZE: int  # values per scale byte
+    VALUE_TYPE: Any  # the value dtype: its name in VALUE_TYPES; the kernels see its tl.dtype
+    VALUE_MAX: float  # largest finite value
+    VALUE_MAX_MANT: int  # value_max's fp32 fraction bits
+    VALUE_MIN_NORMAL_BITS: int  # the value type's smallest normal, as fp32 bits
+    VALUE_MAGIC_OFFSET: int  # added to an fp32 exponent field: the rounding magic number
+    VALUE_NAN: int  # the value type's NaN code, without the sign
+    AMAX_FLOOR_BITS: int  # amax floor, as fp32 bits
+    SCALE_BIAS: int
+    SCALE_MIN: int
+    SCALE_MAX: int
+    SCALE_NAN: int  # the scale byte of a block holding NaN or +-inf
+    SCALE_OFFSET: int  # sb = amax's biased fp32 exponent + SCALE_OFFSET (+ 1 above value_max)
+    RESCALE_EXP_BASE: int  # bits of 2^(bias - sb) are (RESCALE_EXP_BASE - sb) << 23
+
+
+class CacheHints(NamedTuple):
+    """Memory hints of the kernels' streamed loads and stores (the constexpr argument ``HINTS``).
+
+    The defaults are Triton's own (no hint): the shipped kernels. benchmarks/sweep_mxfp8_variants.py
+    times others through ``Mxfp8Ops(..., hints=...)``."""
+
+    LOAD_EVICTION: str = ""  # eviction_policy of the x / xq loads, e.g. "evict_first"
+    STORE_CACHE: str = ""  # cache_modifier of the xq / output stores, e.g. ".cs"
+
+
+NO_HINTS = CacheHints()  # what the generated modules launch with
+
+
+# The kernels' constants are local constexprs of each jitted function, not module globals: the
+# launch path re-checks every global a kernel reads on every call, which costs microseconds each.
+
+
+@triton.jit
+def _load_fp32_bits(ptrs, mask, DTYPE: tl.constexpr, EVICTION: tl.constexpr):
+    """Load one tile and widen it to fp32 bit patterns (exact, subnormals included)."""
+    DTYPE_BF16: tl.constexpr = 0  # torch.bfloat16
+    DTYPE_FP16: tl.constexpr = 1  # torch.float16
+    BF16_SHIFT: tl.constexpr = 16  # bf16 is the high half of an fp32
+    if DTYPE == DTYPE_BF16:
+        raw = tl.load(ptrs, mask=mask, other=0.0, eviction_policy=EVICTION)
+        bits = raw.to(tl.int16, bitcast=True).to(tl.int32) << BF16_SHIFT
+    elif DTYPE == DTYPE_FP16:
+        raw = tl.load(ptrs, mask=mask, other=0.0, eviction_policy=EVICTION)
+        bits = raw.to(tl.float32).to(tl.int32, bitcast=True)
+    else:  # DTYPE_FP32
+        bits = tl.load(ptrs, mask=mask, other=0.0, eviction_policy=EVICTION).to(
+            tl.int32, bitcast=True
+        )
+    return bits
+
+
+@triton.jit
+def _store_from_fp32_bits(ptrs, bits, mask, DTYPE: tl.constexpr, CACHE: tl.constexpr):
+    """Narrow fp32 bit patterns to the output dtype (round to nearest even) and store them."""
+    DTYPE_BF16: tl.constexpr = 0  # torch.bfloat16
+    DTYPE_FP16: tl.constexpr = 1  # torch.float16
+    BF16_SHIFT: tl.constexpr = 16  # bf16 is the high half of an fp32
+    BF16_ROUND_HALF: tl.constexpr = 0x7FFF  # bf16 narrowing: half an ulp minus one
+    if DTYPE == DTYPE_BF16:
+        rounded = (bits + BF16_ROUND_HALF + ((bits >> BF16_SHIFT) & 1)) >> BF16_SHIFT
+        out = rounded.to(tl.int16).to(tl.bfloat16, bitcast=True)
+        tl.store(ptrs, out, mask=mask, cache_modifier=CACHE)
+    elif DTYPE == DTYPE_FP16:
+        out = bits.to(tl.float32, bitcast=True).to(tl.float16)
+        tl.store(ptrs, out, mask=mask, cache_modifier=CACHE)
+    else:  # DTYPE_FP32
+        tl.store(ptrs, bits.to(tl.float32, bitcast=True), mask=mask, cache_modifier=CACHE)
+
+
+@triton.jit
+def _scale_offsets(rows, blocks, scale_cols, LAYOUT: tl.constexpr):
+    """Byte offsets of the scales of rows x blocks within one matrix's scale buffer."""
+    LAYOUT_ROW_MAJOR: tl.constexpr = 0  # "row_major"
+    # the swizzled_128x4 layout: 128 x 4 tiles of 512 bytes, rows m and m + 32 16 bytes apart
+    SWIZZLE_ROWS: tl.constexpr = 128
+    SWIZZLE_COLS: tl.constexpr = 4
+    SWIZZLE_ROW_GROUP: tl.constexpr = 32
+    SWIZZLE_TILE_BYTES: tl.constexpr = 512
+    if LAYOUT == LAYOUT_ROW_MAJOR:
+        offsets = rows[:, None] * scale_cols + blocks[None, :]
+    else:  # LAYOUT_SWIZZLED_128X4
+        # scale (r, c): tile (r // 128, c // 4), byte (r % 32) * 16 + (r // 32 % 4) * 4 + c % 4
+        groups: tl.constexpr = SWIZZLE_ROWS // SWIZZLE_ROW_GROUP
+        tile_row = rows // SWIZZLE_ROWS
+        tile_col = blocks // SWIZZLE_COLS
+        tile = tile_row[:, None] * (scale_cols // SWIZZLE_COLS) + tile_col[None, :]
+        inner = (rows % SWIZZLE_ROW_GROUP) * (groups * SWIZZLE_COLS)
+        inner += (rows // SWIZZLE_ROW_GROUP % groups) * SWIZZLE_COLS
+        offsets = tile * SWIZZLE_TILE_BYTES + inner[:, None] + (blocks % SWIZZLE_COLS)[None, :]
+    return offsets
+
+
+@triton.jit
+def _quantize_kernel(
+    x_ptr,
+    xq_ptr,
+    s_ptr,
+    M,
+    K,
+    scale_rows,
+    scale_cols,
+    stride_x_batch,
+    stride_x_row,
+    FMT: tl.constexpr,
+    HINTS: tl.constexpr,
+    DTYPE: tl.constexpr,
+    LAYOUT: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    # fp32 format
+    FP32_ABS_MASK: tl.constexpr = 0x7FFFFFFF  # all bits but the sign
+    FP32_MANT_BITS: tl.constexpr = 23
+    FP32_MANT_MASK: tl.constexpr = 0x7FFFFF
+    FP32_EXP_MASK: tl.constexpr = 0x7F800000
+    FP32_SIGN_MASK: tl.constexpr = -0x80000000  # the sign bit, as an int32
+    FP32_NONFINITE_BITS: tl.constexpr = 0x7F800000  # |x| bits >= this is inf or NaN
+    # the format (Mxfp8Format)
+    BLOCK_SIZE: tl.constexpr = FMT.BLOCK_SIZE
+    AMAX_FLOOR_BITS: tl.constexpr = FMT.AMAX_FLOOR_BITS
+    VALUE_MAX_MANT: tl.constexpr = FMT.VALUE_MAX_MANT
+    SCALE_OFFSET: tl.constexpr = FMT.SCALE_OFFSET
+    SCALE_MIN: tl.constexpr = FMT.SCALE_MIN
+    SCALE_MAX: tl.constexpr = FMT.SCALE_MAX
+    SCALE_NAN: tl.constexpr = FMT.SCALE_NAN
+    RESCALE_EXP_BASE: tl.constexpr = FMT.RESCALE_EXP_BASE
+    VALUE_MIN_NORMAL_BITS: tl.constexpr = FMT.VALUE_MIN_NORMAL_BITS
+    VALUE_MAGIC_OFFSET: tl.constexpr = FMT.VALUE_MAGIC_OFFSET
+    VALUE_NAN: tl.constexpr = FMT.VALUE_NAN
+    VALUE_TYPE: tl.constexpr = FMT.VALUE_TYPE
+    CACHE: tl.constexpr = HINTS.STORE_CACHE
+    # The grid covers the (padded) scale extents; rows >= M and columns >= K load as zeros,
+    # which is exactly what padding scales must hold (an all-zero block has sb == SCALE_MIN).
+    NUM_BLOCKS: tl.constexpr = BLOCK_K // BLOCK_SIZE
+    pid_b = tl.program_id(2).to(tl.int64)
+    rows = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
+    blocks = tl.program_id(0) * NUM_BLOCKS + tl.arange(0, NUM_BLOCKS)
+    cols = blocks[None, :, None] * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)[None, None, :]
+    rows3 = rows.to(tl.int64)[:, None, None]
+    mask = (rows3 < M) & (cols < K)
+    x_ptrs = x_ptr + pid_b * stride_x_batch + rows3 * stride_x_row + cols
+    bits = _load_fp32_bits(x_ptrs, mask, DTYPE, HINTS.LOAD_EVICTION)
+
+    # amax on bit patterns: |x| orders like its bits, NaN above inf above every finite value.
+    amax = tl.maximum(tl.max(bits & FP32_ABS_MASK, axis=2), AMAX_FLOOR_BITS)
+    nonfinite = amax >= FP32_NONFINITE_BITS
+    # Smallest sb with amax <= value_max * 2^(sb - bias), from amax's exponent and fraction.
+    above = ((amax & FP32_MANT_MASK) > VALUE_MAX_MANT).to(tl.int32)
+    sb = (amax >> FP32_MANT_BITS) + SCALE_OFFSET + above
+    sb = tl.minimum(tl.maximum(sb, SCALE_MIN), SCALE_MAX)
+    # 2^(bias - sb) assembled from exponent bits: normal for every reachable sb (module docstring).
+    rescale = ((-sb + RESCALE_EXP_BASE) << FP32_MANT_BITS).to(tl.float32, bitcast=True)
+    scaled = bits.to(tl.float32, bitcast=True) * rescale[:, :, None]
+
+    # Round |scaled| (<= value_max by the choice of sb) to the value grid, to nearest even, by
+    # adding and subtracting a magic number whose fp32 ulp is the grid step at |scaled|'s exponent
+    # (floored at the smallest normal, below which the step is the smallest subnormal). The
+    # result lies on the grid, so the cast below is exact on every target, the interpreter too.
+    exponent = tl.maximum(scaled.to(tl.int32, bitcast=True) & FP32_EXP_MASK, VALUE_MIN_NORMAL_BITS)
+    magic = (exponent + VALUE_MAGIC_OFFSET).to(tl.float32, bitcast=True)
+    rounded = (tl.abs(scaled) + magic) - magic
+    rounded = (rounded.to(tl.int32, bitcast=True) | (bits & FP32_SIGN_MASK)).to(
+        tl.float32, bitcast=True
+    )
+    xq_ptrs = xq_ptr + pid_b * M * K + rows3 * K + cols
+    tl.store(xq_ptrs, rounded.to(VALUE_TYPE), mask=mask, cache_modifier=CACHE)
+    # A block holding NaN or inf gets the NaN code over every value, by a second store predicated
+    # on the block (no extra traffic otherwise): selecting per value cost quantize 7% on the H200.
+    nan_codes = tl.full([BLOCK_M, NUM_BLOCKS, BLOCK_SIZE], VALUE_NAN, tl.uint8)
+    tl.store(
+        xq_ptrs,
+        nan_codes.to(VALUE_TYPE, bitcast=True),
+        mask=mask & nonfinite[:, :, None],
+        cache_modifier=CACHE,
+    )
+
+    scale_mask = (rows[:, None] < scale_rows) & (blocks[None, :] < scale_cols)
+    s_batch = pid_b * scale_rows * scale_cols
+    scale_ptrs = s_ptr + s_batch + _scale_offsets(rows, blocks, scale_cols, LAYOUT)
+    tl.store(scale_ptrs, tl.where(nonfinite, SCALE_NAN, sb).to(tl.uint8), mask=scale_mask)
+
+
+@triton.jit
+def _dequantize_kernel(
+    xq_ptr,
+    s_ptr,
+    out_ptr,
+    M,
+    K,
+    scale_rows,
+    scale_cols,
+    FMT: tl.constexpr,
+    HINTS: tl.constexpr,
+    DTYPE: tl.constexpr,
+    LAYOUT: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    # fp32 format
+    FP32_MANT_BITS: tl.constexpr = 23
+    FP32_BIAS: tl.constexpr = 127
+    FP32_QNAN_BITS: tl.constexpr = 0x7FC00000  # the quiet NaN torch produces
+    # the format (Mxfp8Format)
+    BLOCK_SIZE: tl.constexpr = FMT.BLOCK_SIZE
+    SCALE_NAN: tl.constexpr = FMT.SCALE_NAN
+    VALUE_MAX: tl.constexpr = FMT.VALUE_MAX
+    SCALE_BIAS: tl.constexpr = FMT.SCALE_BIAS
+    VALUE_TYPE: tl.constexpr = FMT.VALUE_TYPE
+    EVICTION: tl.constexpr = HINTS.LOAD_EVICTION
+    NUM_BLOCKS: tl.constexpr = BLOCK_K // BLOCK_SIZE
+    pid_b = tl.program_id(2).to(tl.int64)
+    rows = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
+    blocks = tl.program_id(0) * NUM_BLOCKS + tl.arange(0, NUM_BLOCKS)
+    cols = blocks[None, :, None] * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)[None, None, :]
+    rows3 = rows.to(tl.int64)[:, None, None]
+    mask = (rows3 < M) & (cols < K)
+    offsets = pid_b * M * K + rows3 * K + cols
+    code = tl.load(xq_ptr + offsets, mask=mask, other=0.0, eviction_policy=EVICTION)
+    code = code.to(tl.uint8, bitcast=True)
+    scale_mask = (rows[:, None] < M) & (blocks[None, :] < K // BLOCK_SIZE)
+    s_batch = pid_b * scale_rows * scale_cols
+    scale_ptrs = s_ptr + s_batch + _scale_offsets(rows, blocks, scale_cols, LAYOUT)
+    sb = tl.load(scale_ptrs, mask=scale_mask, other=0).to(tl.int32)
+
+    # The value type widens to fp32 exactly, except its NaN codes: NaN on the GPU, +-480 under
+    # the interpreter. Both fail |v| <= value_max, one unordered compare per value (measured
+    # on the H200: the former mask-and-compare on the code cost dequantize 12% of its time).
+    value = code.to(VALUE_TYPE, bitcast=True).to(tl.float32)
+    nan = ~(tl.abs(value) <= VALUE_MAX) | (sb == SCALE_NAN)[:, :, None]
+    # 2^(sb - bias) as two normal factors: 2^-127 (sb == 0) alone would be subnormal.
+    exp_hi = (sb - SCALE_BIAS) >> 1
+    exp_lo = (sb - SCALE_BIAS) - exp_hi
+    factor_hi = ((exp_hi + FP32_BIAS) << FP32_MANT_BITS).to(tl.float32, bitcast=True)
+    factor_lo = ((exp_lo + FP32_BIAS) << FP32_MANT_BITS).to(tl.float32, bitcast=True)
+    value = value * factor_hi[:, :, None] * factor_lo[:, :, None]
+    out_bits = tl.where(nan, FP32_QNAN_BITS, value.to(tl.int32, bitcast=True))
+    _store_from_fp32_bits(out_ptr + offsets, out_bits, mask, DTYPE, HINTS.STORE_CACHE)
+
+
+# the value dtypes the kernels implement, by name -> (torch dtype, triton.language dtype)
+VALUE_TYPES = {"float8_e4m3fn": (torch.float8_e4m3fn, tl.float8e4nv)}
+# torch dtype -> the DTYPE constexpr of the kernels (x of quantize, out_dtype of dequantize)
+DTYPES = {torch.bfloat16: 0, torch.float16: 1, torch.float32: 2}
+# scale layout -> (LAYOUT constexpr, scale row tile, scale column tile)
+LAYOUTS = {"row_major": (0, 1, 1), "swizzled_128x4": (1, 128, 4)}
+MAX_BATCH = 65535  # CUDA grid dimension z
+MAX_ROW_TILES = 65535  # CUDA grid dimension y (grid: K tiles, row tiles, batch)
+
+
+class Mxfp8Ops(NamedTuple):
+    """One format's launchers: what a generated module exports as its quantize / dequantize."""
+
+    quantize: Any
+    dequantize: Any
+    scale_shape: Any
+    format: Mxfp8Format  # as the kernels see it (kernel_format)
+    hints: CacheHints
+
+
+def kernel_format(fmt: Mxfp8Format) -> Mxfp8Format:
+    """``fmt`` with its value dtype name replaced by the triton.language dtype: the ``FMT``
+    constexpr of the kernels."""
+    return fmt._replace(VALUE_TYPE=VALUE_TYPES[fmt.VALUE_TYPE][1])
+
+
+def mxfp8_ops(
+    name: str,
+    fmt: Mxfp8Format,
+    *,
+    layouts: tuple[str, ...],
+    block_m: int,
+    block_k: int,
+    num_warps: int,
+    hints: CacheHints = NO_HINTS,
+) -> Mxfp8Ops:
+    """The launchers of format ``fmt`` (called ``name`` in messages) with scale ``layouts`` (the
+    first is the default) and the default launch parameters block_m / block_k / num_warps.
+
+    The launchers' happy path is one dict lookup, shape arithmetic, two allocations and the
+    launch: everything else is validated once per (dtype, layout, launch overrides)."""
+    assert layouts and set(layouts) <= set(LAYOUTS), layouts
+    value_dtype = VALUE_TYPES[fmt.VALUE_TYPE][0]
+    fmt = kernel_format(fmt)
+    BLOCK = fmt.BLOCK_SIZE
+    default_layout = layouts[0]
+    known = {layout: LAYOUTS[layout] for layout in layouts}
+    # The Triton interpreter (TRITON_INTERPRET=1, read before triton is imported) runs the same
+    # kernels on CPU tensors.
+    device_type = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+    # (what, dtype, layout, block_m, block_k, num_warps) -> the validated launch decisions
+    configs: dict[tuple, tuple[int, int, int, int, int, int, int]] = {}
+    default_block_m, default_block_k, default_num_warps = block_m, block_k, num_warps
+
+    def fail(what: str, message: str) -> None:
+        raise ValueError(f"{name} {what}: {message}")
+
+    def layout_of(what: str, layout: str) -> tuple[int, int, int]:
+        if layout not in known:
+            fail(what, f"unknown scale layout {layout!r}; expected one of {sorted(known)}")
+        return known[layout]
+
+    def config(what, dtype, layout, block_m, block_k, num_warps):
+        """Validate dtype, layout and launch overrides once per combination; cache the decisions
+        (DTYPE, LAYOUT, scale row tile, scale column tile, block_m, block_k, num_warps)."""
+        key = (what, dtype, layout, block_m, block_k, num_warps)
+        if dtype not in DTYPES:
+            what_dtype = "x dtype" if what == "quantize" else "out_dtype"
+            fail(what, f"{what_dtype} {dtype} is not supported; expected one of {list(DTYPES)}")
+        kind, row_tile, col_tile = layout_of(what, layout)
+        block_m = default_block_m if block_m is None else block_m
+        block_k = default_block_k if block_k is None else block_k
+        num_warps = default_num_warps if num_warps is None else num_warps
+        for arg, value in (("block_m", block_m), ("block_k", block_k), ("num_warps", num_warps)):
+            if type(value) is not int or value < 1 or value & (value - 1):
+                fail(what, f"{arg} = {value} must be a power of two")
+        if block_k < BLOCK:
+            fail(what, f"block_k = {block_k} must be at least the block size {BLOCK}")
+        decided = (DTYPES[dtype], kind, row_tile, col_tile, block_m, block_k, num_warps)
+        configs[key] = decided
+        return decided
+
+    def check_device(what: str, device: torch.device, *others: torch.Tensor) -> None:
+        if device.type != device_type:
+            fail(what, f"tensors must be on a {device_type} device, got {device}")
+        for t in others:
+            if t.device != device:
+                fail(what, f"all tensors must be on one device, got {device} and {t.device}")
+
+    def scale_shape(
+        batch: tuple[int, ...], m: int, k: int, layout: str = default_layout
+    ) -> tuple[int, ...]:
+        """Shape of the scale tensor for an [*batch, m, k] input.
+
+        row_major: [*batch, m, k / BLOCK_SIZE]. swizzled_128x4: [*batch, M' * N'] bytes, M' = m
+        rounded up to 128 and N' = k / BLOCK_SIZE rounded up to 4, in 128x4 tiles of 512 bytes
+        (row-major over tiles), scale (r, c) of a tile at byte (r % 32) * 16 + (r // 32) * 4 + c;
+        padding holds zeros.
+        """
+        _, row_tile, col_tile = layout_of("scale_shape", layout)
+        if row_tile == 1:
+            return (*batch, m, k // BLOCK)
+        return (*batch, -(-m // row_tile) * row_tile * (-(-(k // BLOCK) // col_tile) * col_tile))
+
+    def quantize(
+        x: torch.Tensor,
+        layout: str = default_layout,
+        *,
+        block_m: int | None = None,
+        block_k: int | None = None,
+        num_warps: int | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Quantize x [M, K] or [B, M, K] (bf16, fp16 or fp32; unit stride along K) to
+        (xq, scales).
+
+        xq has x's shape and the format's value dtype; scales are uint8 E8M0 in ``layout`` (see
+        ``scale_shape``). block_m / block_k / num_warps override the spec's launch parameters.
+        """
+        decided = configs.get(("quantize", x.dtype, layout, block_m, block_k, num_warps))
+        if decided is None:
+            decided = config("quantize", x.dtype, layout, block_m, block_k, num_warps)
+        dtype_kind, layout_kind, row_tile, col_tile, block_m, block_k, num_warps = decided
+        shape = x.shape
+        if len(shape) == 2:
+            batch, stride_batch = 1, 0
+            m, k = shape
+        elif len(shape) == 3:
+            batch, m, k = shape
+            stride_batch = x.stride(0)
+        else:
+            fail("quantize", f"x must be 2-D [M, K] or 3-D [B, M, K], got shape {tuple(shape)}")
+        if k % BLOCK:
+            fail("quantize", f"K = {k} (x.shape[-1]) must be a multiple of the block size {BLOCK}")
+        if x.stride(-1) != 1 and k > 1:
+            fail(
+                "quantize",
+                f"x must have unit stride along K, got strides {x.stride()}; use .contiguous()",
+            )
+        device = x.device
+        if device.type != device_type:
+            check_device("quantize", device)
+        if batch > MAX_BATCH:
+            fail("quantize", f"batch B = {batch} exceeds {MAX_BATCH}")
+        scale_rows = -(-m // row_tile) * row_tile
+        scale_cols = -(-k // (BLOCK * col_tile)) * col_tile
+        # K tiles first: consecutive programs stream along a row (measured faster on the H200).
+        grid = (-(-scale_cols * BLOCK // block_k), -(-scale_rows // block_m), batch)
+        if grid[1] > MAX_ROW_TILES:
+            fail(
+                "quantize",
+                f"M = {m} needs {grid[1]} row tiles of block_m = {block_m}; at most {MAX_ROW_TILES}",
+            )
+        xq = torch.empty(shape, dtype=value_dtype, device=device)
+        if row_tile == 1:
+            scales = torch.empty((*shape[:-1], scale_cols), dtype=torch.uint8, device=device)
+        else:
+            scales = torch.empty(
+                (*shape[:-2], scale_rows * scale_cols), dtype=torch.uint8, device=device
+            )
+        _quantize_kernel[grid](
+            x,
+            xq,
+            scales,
+            m,
+            k,
+            scale_rows,
+            scale_cols,
+            stride_batch,
+            x.stride(-2),
+            FMT=fmt,
+            HINTS=hints,
+            DTYPE=dtype_kind,
+            LAYOUT=layout_kind,
+            BLOCK_M=block_m,
+            BLOCK_K=block_k,
+            num_warps=num_warps,
+        )
+        return xq, scales
+
+    def dequantize(
+        xq: torch.Tensor,
+        scales: torch.Tensor,
+        layout: str = default_layout,
+        out_dtype: torch.dtype = torch.bfloat16,
+        *,
+        block_m: int | None = None,
+        block_k: int | None = None,
+        num_warps: int | None = None,
+    ) -> torch.Tensor:
+        """Dequantize contiguous (xq, scales) from ``quantize`` to ``out_dtype`` (nearest even)."""
+        what = "dequantize"
+        decided = configs.get((what, out_dtype, layout, block_m, block_k, num_warps))
+        if decided is None:
+            decided = config(what, out_dtype, layout, block_m, block_k, num_warps)
+        dtype_kind, layout_kind, row_tile, col_tile, block_m, block_k, num_warps = decided
+        shape = xq.shape
+        if len(shape) == 2:
+            batch = 1
+            m, k = shape
+        elif len(shape) == 3:
+            batch, m, k = shape
+        else:
+            fail(what, f"xq must be 2-D [M, K] or 3-D [B, M, K], got shape {tuple(shape)}")
+        if xq.dtype != value_dtype:
+            fail(what, f"xq dtype must be {value_dtype}, got {xq.dtype}")
+        if scales.dtype != torch.uint8:
+            fail(what, f"scales dtype must be {torch.uint8}, got {scales.dtype}")
+        device = xq.device
+        if device.type != device_type or scales.device != device:
+            check_device(what, device, scales)
+        if k % BLOCK:
+            fail(what, f"K = {k} (xq.shape[-1]) must be a multiple of the block size {BLOCK}")
+        scale_rows = -(-m // row_tile) * row_tile
+        scale_cols = -(-k // (BLOCK * col_tile)) * col_tile
+        if row_tile == 1:
+            expected = (*shape[:-1], scale_cols)
+        else:
+            expected = (*shape[:-2], scale_rows * scale_cols)
+        if scales.shape != expected:
+            got = tuple(scales.shape)
+            fail(what, f"scales shape {got} must be {expected} for xq {tuple(shape)} in {layout}")
+        if not (xq.is_contiguous() and scales.is_contiguous()):
+            fail(what, "xq and scales must be contiguous")
+        if batch > MAX_BATCH:
+            fail(what, f"batch B = {batch} exceeds {MAX_BATCH}")
+        grid = (-(-k // block_k), -(-m // block_m), batch)
+        if grid[1] > MAX_ROW_TILES:
+            fail(
+                what,
+                f"M = {m} needs {grid[1]} row tiles of block_m = {block_m}; at most {MAX_ROW_TILES}",
+            )
+        out = torch.empty(shape, dtype=out_dtype, device=device)
+        _dequantize_kernel[grid](
+            xq,
+            scales,
+            out,
+            m,
+            k,
+            scale_rows,
+            scale_cols,
+            FMT=fmt,
+            HINTS=hints,
+            DTYPE=dtype_kind,
+            LAYOUT=layout_kind,
+            BLOCK_M=block_m,
+            BLOCK_K=block_k,
+            num_warps=num_warps,
+        )
+        return out
+
+    return Mxfp8Ops(quantize, dequantize, scale_shape, fmt, hints)
