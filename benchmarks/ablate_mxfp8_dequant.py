@@ -1,9 +1,12 @@
-"""Where dequantize's time goes: time the generated dequantize kernel with parts of its exact
-arithmetic removed (H200 diagnosis aid; the removals are wrong on purpose and never shipped).
+"""Where dequantize's time goes: time the dequantize kernel with parts of its exact arithmetic
+removed (H200 diagnosis aid; the removals are wrong on purpose and never shipped).
 
     python benchmarks/ablate_mxfp8_dequant.py --json out.json
 
-Variants of the rendered module (textual patches, failing loudly when the template moves on):
+Variants are edits of the real kernel source, dsv41gen/kernels/mxfp8.py, imported as a copy and
+bound to the spec's format (the generated module's FORMAT); an edit that no longer finds its
+line fails loudly. The sweep (sweep_mxfp8_variants.py) needs no edits: what it varies is
+configuration of the source. The ablations:
   base             the generated kernel
   no_scale_load    scale bytes not loaded (a runtime constant 127 instead)
   no_nan           no NaN select (NaN codes and NaN scale bytes not mapped to NaN)
@@ -39,6 +42,10 @@ from bench_mxfp8 import (  # noqa: E402
     load_modules,
     warm_up_gpu,
 )
+
+from dsv41gen.kernels import mxfp8 as kernels  # noqa: E402
+
+SOURCE = Path(kernels.__file__)
 
 SHAPES = [(16384, 7168), (65536, 4096)]
 LAUNCHES = [(8, 1024, 4), (4, 1024, 4)]
@@ -79,9 +86,22 @@ def patched(src: str, removals: tuple[str, ...]) -> str:
     for name in removals:
         old, new = REMOVALS[name]
         if src.count(old) != 1:
-            raise SystemExit(f"ablation anchor for {name} not found once in the rendered kernels")
+            raise SystemExit(f"ablation {name}: its line is not found once in {SOURCE}")
         src = src.replace(old, new)
     return src
+
+
+def variant_ops(tmp: Path, name: str, removals: tuple[str, ...], generated):
+    """The generated module's format launched through an edited copy of the kernel source."""
+    source = import_source(tmp, f"mxfp8_ablation_{name}", patched(SOURCE.read_text(), removals))
+    return source.mxfp8_ops(
+        "mxfp8",
+        generated.FORMAT,
+        layouts=generated.LAYOUTS,
+        block_m=generated.DEFAULT_BLOCK_M,
+        block_k=generated.DEFAULT_BLOCK_K,
+        num_warps=generated.DEFAULT_NUM_WARPS,
+    )
 
 
 def time_shape(mods: dict, base, m: int, k: int, copy: dict) -> list[dict]:
@@ -131,11 +151,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         _, base, _ = load_modules(tmp)
-        src = Path(base.__file__).read_text()
-        mods = {
-            name: import_source(tmp, f"mxfp8_ablation_{name}", patched(src, removals))
-            for name, removals in VARIANTS.items()
-        }
+        mods = {name: variant_ops(tmp, name, removals, base) for name, removals in VARIANTS.items()}
         warm_up_gpu()
         copy_src, copy_dst = copy_buffers()
         for m, k in SHAPES:

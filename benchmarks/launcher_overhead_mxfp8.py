@@ -2,8 +2,9 @@
 
     python benchmarks/launcher_overhead_mxfp8.py [path/to/mxfp8.py]
 
-Without a path the module is rendered from specs/deepseek_v4.yaml. The kernels are replaced by a
-no-op so what is timed is the launcher's own work: validation, shape arithmetic, allocation.
+Without a path the module is rendered from specs/deepseek_v4.yaml. The kernels (in the runtime
+source dsv41gen/kernels/mxfp8.py, which the generated module binds) are replaced by a no-op so
+what is timed is the launcher's own work: validation, shape arithmetic, allocation.
 (Triton's own launch path is not included; on the GPU it also re-checks every module global a
 kernel reads, which is why the generated kernels keep their constants local.)
 """
@@ -44,8 +45,10 @@ def _module(path: str | None):
 
 def main() -> None:
     mx = _module(sys.argv[1] if len(sys.argv) > 1 else None)
-    mx._quantize_kernel = _NoLaunch()
-    mx._dequantize_kernel = _NoLaunch()
+    from dsv41gen.kernels import mxfp8 as kernels
+
+    kernels._quantize_kernel = _NoLaunch()
+    kernels._dequantize_kernel = _NoLaunch()
     x = torch.randn(128, 7168, dtype=torch.bfloat16)
     _, s = mx.quantize(x)
     _, ss = mx.quantize(x, "swizzled_128x4")

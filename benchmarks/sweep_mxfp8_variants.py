@@ -1,11 +1,13 @@
-"""Sweep source-level variants of the generated MXFP8 kernels on the big shapes (H200 tuning aid).
+"""Sweep variants of the MXFP8 kernels on the big shapes (H200 tuning aid).
 
     python benchmarks/sweep_mxfp8_variants.py --json out.json
 
-Each variant is the rendered module with a textual patch (eviction hints, grid order), run at a
-few launch parameters. Every (variant, launch) is first checked bit-exact against the generated
-reference (quantize in both layouts, dequantize); only exact ones are timed (do_bench median,
-L2 flushed, launcher included). Bytes as in bench_mxfp8.py: 2MK + MK + MK/32.
+A variant is configuration passed to the real kernel source, dsv41gen/kernels/mxfp8.py: its
+memory hints (``CacheHints``: eviction policy of the streamed loads, cache modifier of the
+stores), run at a few launch parameters, with the spec's format (the generated module's
+``FORMAT``). No kernel text is patched. Every (variant, launch) is first checked bit-exact
+against the generated reference (quantize in both layouts, dequantize); only exact ones are timed
+(do_bench median, L2 flushed, launcher included). Bytes as in bench_mxfp8.py: 2MK + MK + MK/32.
 """
 
 from __future__ import annotations
@@ -27,52 +29,41 @@ from bench_mxfp8 import (  # noqa: E402
     COPY_BYTES_EACH_WAY,
     copy_bandwidth,
     copy_buffers,
-    import_source,
     load_modules,
     warm_up_gpu,
 )
 
+from dsv41gen.kernels.mxfp8 import CacheHints, mxfp8_ops  # noqa: E402
+
 SHAPES = [(16384, 7168), (65536, 4096)]
 LAUNCHES = [(8, 1024, 4), (8, 1024, 8), (16, 1024, 8), (4, 1024, 4), (4, 2048, 4)]
 
-LOAD_X = "tl.load(ptrs, mask=mask, other=0.0)"
-LOAD_Q = "tl.load(xq_ptr + offsets, mask=mask, other=0.0)"
-STORE_Q = "bitcast=True), mask=mask)"
-
-
-def _patch(src: str, old: str, new: str) -> str:
-    """Replace a piece of the rendered kernel, failing loudly when the template moved on."""
-    if old not in src:
-        raise SystemExit(f"sweep patch anchor not found in the rendered kernels: {old!r}")
-    return src.replace(old, new)
-
-
-def evict(src: str) -> str:
-    src = _patch(src, LOAD_X, LOAD_X[:-1] + ', eviction_policy="evict_first")')
-    return _patch(src, LOAD_Q, LOAD_Q[:-1] + ', eviction_policy="evict_first")')
-
-
-def stream_stores(src: str) -> str:
-    src = _patch(src, STORE_Q, 'bitcast=True), mask=mask, cache_modifier=".cs")')
-    return src.replace(", mask=mask)\n", ', mask=mask, cache_modifier=".cs")\n')
-
-
-# K tiles on grid axis 0 is now the template's own order (it won this sweep), so the former
-# "grid_k_major" variant is the base.
+# K tiles on grid axis 0 is the kernels' own order (it won an earlier sweep). "base" is what the
+# generated modules launch (no hints).
 VARIANTS = {
-    "base": lambda s: s,
-    "evict_first": evict,
-    "evict_first+streaming_stores": lambda s: stream_stores(evict(s)),
+    "base": CacheHints(),
+    "evict_first": CacheHints(LOAD_EVICTION="evict_first"),
+    "evict_first+streaming_stores": CacheHints(LOAD_EVICTION="evict_first", STORE_CACHE=".cs"),
 }
 
 
-def load_variant(tmp: Path, name: str, src: str):
-    return import_source(tmp, "mxfp8_variant_" + name.replace("+", "_"), src)
+def variant_ops(generated, hints: CacheHints):
+    """The launchers of the generated module's format and layouts, with these hints."""
+    return mxfp8_ops(
+        "mxfp8",
+        generated.FORMAT,
+        layouts=generated.LAYOUTS,
+        block_m=generated.DEFAULT_BLOCK_M,
+        block_k=generated.DEFAULT_BLOCK_K,
+        num_warps=generated.DEFAULT_NUM_WARPS,
+        hints=hints,
+    )
 
 
-def exact(mx, ref, tiles) -> bool:
-    x = torch.randn(1000, 7168, device="cuda", dtype=torch.bfloat16)
-    x = x * torch.logspace(-30, 30, 1000, device="cuda", dtype=torch.bfloat16)[:, None]
+def exact(mx, ref, tiles, device: str = "cuda", shape: tuple[int, int] = (1000, 7168)) -> bool:
+    m, k = shape
+    x = torch.randn(m, k, device=device, dtype=torch.bfloat16)
+    x = x * torch.logspace(-30, 30, m, device=device, dtype=torch.bfloat16)[:, None]
     x[7, :32] = 0
     x[9, 64:96] = torch.finfo(torch.bfloat16).tiny / 3
     x[11, 5] = float("nan")
@@ -90,7 +81,6 @@ def exact(mx, ref, tiles) -> bool:
 
 
 SPEC = REPO / "specs" / "deepseek_v4.yaml"
-TEMPLATE = REPO / "templates" / "triton" / "mxfp8.py.j2"
 MARGIN = 1.5  # percentage points of copy bandwidth a change must gain over the spec's launch
 
 
@@ -118,11 +108,14 @@ def choose(results: list[dict], spec: tuple[int, int, int]) -> tuple[str, int, i
 
 
 def apply(variant: str, bm: int, bk: int, nw: int) -> None:
-    """Write a choice into the template (the same textual patch) and the spec's launch section."""
-    text = TEMPLATE.read_text()
-    patched = VARIANTS[variant](text)
-    assert variant == "base" or patched != text
-    TEMPLATE.write_text(patched)
+    """Write a launch choice into the spec's launch section. A variant other than "base" is a
+    change to the kernel source's defaults (CacheHints in dsv41gen/kernels/mxfp8.py): made by
+    hand, in the source, and reviewed like any other source change."""
+    if variant != "base":
+        raise SystemExit(
+            f"{variant} = {VARIANTS[variant]}: set these defaults of CacheHints in "
+            "dsv41gen/kernels/mxfp8.py by hand, then rerun with --apply base BM BK NW"
+        )
     spec = SPEC.read_text()
     for name, value in (("block_m", bm), ("block_k", bk), ("num_warps", nw)):
         spec, n = re.subn(rf"(\n      {name}: )\d+", rf"\g<1>{value}", spec, count=1)
@@ -143,13 +136,8 @@ def main() -> None:
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        base_plan, base_mod, ref = load_modules(tmp)
-        src = Path(base_mod.__file__).read_text()
-        mods = {}
-        for name, patch in VARIANTS.items():
-            patched = patch(src)
-            assert name == "base" or patched != src, name
-            mods[name] = load_variant(tmp, name, patched)
+        base_plan, generated, ref = load_modules(tmp)
+        mods = {name: variant_ops(generated, hints) for name, hints in VARIANTS.items()}
         warm_up_gpu()
         copy = copy_bandwidth(*copy_buffers(), 2 * COPY_BYTES_EACH_WAY)
         print(f"device copy {copy['tb_s']:.3f} TB/s")

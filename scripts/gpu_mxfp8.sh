@@ -8,7 +8,8 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv \
     | tee "$OUT/mxfp8_nvidia_smi.txt"
-python3 -m pytest tests/kernels/test_mxfp8.py tests/kernels/test_mxfp8_gpu.py -q -rs \
+python3 -m pytest tests/kernels/test_mxfp8.py tests/kernels/test_mxfp8_gpu.py \
+    tests/kernels/test_mxfp8_config.py tests/kernels/test_benchmark_variants.py -q -rs \
     -p no:cacheprovider --durations=5 2>&1 | tee "$OUT/mxfp8_pytest.log"
 tests_rc=${PIPESTATUS[0]}
 python3 benchmarks/bench_mxfp8.py --json "$OUT/mxfp8_h200.json" "$@" 2>&1 | tee "$OUT/mxfp8_bench.log"
