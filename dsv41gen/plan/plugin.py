@@ -96,6 +96,14 @@ class PluginPlan:
         return _TomlView(self)
 
     @property
+    def runtime_requirement(self) -> str:
+        """dsv41gen itself, this version: the package compiles and imports its kernel sources
+        (dsv41gen/kernels) and checks at import that they are the ones it was generated for."""
+        from dsv41gen import __version__
+
+        return f"dsv41gen=={__version__}"
+
+    @property
     def family_ident(self) -> Identifier:
         return Identifier(self.family)
 

@@ -46,8 +46,11 @@ def test_pyproject_is_a_vllm_plugin(package):
     assert project["project"]["entry-points"]["vllm.general_plugins"] == {
         "deepseek_v4": "deepseek_v4:vllm_plugin"
     }
-    # spec: engine; the plugin is for that release only
-    assert project["project"]["dependencies"] == ["vllm==0.33.0"]
+    # spec: engine; the plugin is for that release only. dsv41gen: the kernel sources the
+    # package compiles and imports (dsv41gen/kernels), of the version that generated it
+    from dsv41gen import __version__
+
+    assert project["project"]["dependencies"] == ["vllm==0.33.0", f"dsv41gen=={__version__}"]
     assert project["build-system"]["build-backend"] == "hatchling.build"
 
 
