@@ -73,11 +73,20 @@ def run_check_checkpoint(
             f"method {method!r}: {variant.display_name} does not wire it (allowed: {', '.join(known)})"
         )
         return EXIT_CHECKPOINT_INCOMPLETE
-    missing = module.missing_weights(variant.model_type, method, names, hf_config)
-    if not missing:
+    try:
+        missing = module.missing_weights(variant.model_type, method, names, hf_config)
+        rejected = module.rejected_weights(variant.model_type, method, names, hf_config)
+    except (OSError, ValueError) as error:  # pragma: no cover - servable_methods raised first
+        raise UsageError(f"cannot read checkpoint weight names: {error}") from error
+    if not missing and not rejected:
         echo(f"method {method!r}: all required weights present")
         return 0
-    echo(f"method {method!r}: {len(missing)} required weight(s) missing:")
-    for name in missing:
-        echo(f"  {name}")
+    if missing:
+        echo(f"method {method!r}: {len(missing)} required weight(s) missing:")
+        for name in missing:
+            echo(f"  {name}")
+    if rejected:
+        echo(f"method {method!r}: {len(rejected)} tensor(s) the engine's loader fails on:")
+        for name, reason in rejected:
+            echo(f"  {name}: {reason}")
     return EXIT_CHECKPOINT_INCOMPLETE

@@ -272,33 +272,90 @@ class Architecture:
 
 
 @dataclass(frozen=True)
+class StageCount:
+    """How the engine's loader counts stages: the first source field set to a positive integer,
+    else ``default`` (``a or b or default``); no default: the checkpoint's tensor names say."""
+
+    sources: tuple[str, ...]
+    default: int | None
+
+    @staticmethod
+    def parse(d: dict) -> StageCount:
+        return StageCount(tuple(d["sources"]), d.get("default"))
+
+
+@dataclass(frozen=True)
+class StagePrefix:
+    """A parameter prefix with a stage slot: 'model.layers.{num_hidden_layers+i}.' is
+    head='model.layers.', offset_field='num_hidden_layers', tail='.'."""
+
+    head: str
+    offset_field: str | None
+    tail: str
+
+    @staticmethod
+    def parse(text: str) -> StagePrefix:
+        head, slot = text.split("{", 1)
+        inner, tail = slot.split("}", 1)
+        field = inner.removesuffix("+i") if inner != "i" else None
+        return StagePrefix(head, field, tail)
+
+
+@dataclass(frozen=True)
+class SharedWeights:
+    maps_to: str  # "model."
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+
+    @staticmethod
+    def parse(d: dict) -> SharedWeights:
+        return SharedWeights(
+            d["maps_to"], tuple(d.get("required", ())), tuple(d.get("optional", ()))
+        )
+
+
+@dataclass(frozen=True)
 class WeightSet:
     name: str
     stage_prefix: str  # "mtp.{i}."
-    stage_count_field: str
-    maps_to: str | None
-    required: tuple[str, ...]
+    stage_count: StageCount
+    maps_to: StagePrefix
+    required: tuple[str, ...]  # per stage
     optional: tuple[str, ...]
+    shared: SharedWeights | None  # model-level: loaded once, from any stage
+    derived: tuple[
+        tuple[str, str], ...
+    ]  # (model-level parameter, the stage weight it is built from)
     signature: tuple[str, ...]
-    renames: tuple[tuple[str, str], ...]
+    renames: tuple[tuple[str, str], ...]  # checkpoint name -> engine parameter name
+    rejected: tuple[str, ...]
 
     @staticmethod
     def parse(name: str, d: dict) -> WeightSet:
         return WeightSet(
             name=name,
             stage_prefix=d["stage_prefix"],
-            stage_count_field=d["stage_count_field"],
-            maps_to=d.get("maps_to"),
-            required=tuple(d["required"]),
+            stage_count=StageCount.parse(d["stage_count"]),
+            maps_to=StagePrefix.parse(d["maps_to"]),
+            required=tuple(d.get("required", ())),
             optional=tuple(d.get("optional", ())),
+            shared=SharedWeights.parse(d["shared"]) if "shared" in d else None,
+            derived=tuple(sorted((k, v["from"]) for k, v in d.get("derived", {}).items())),
             signature=tuple(d["signature"]),
             renames=tuple(sorted(d.get("renames", {}).items())),
+            rejected=tuple(d.get("rejected", ())),
         )
 
     @property
     def stage_glob(self) -> str:
         """'mtp.{i}.' -> 'mtp.*', the way messages name where the stages live."""
         return self.stage_prefix.split("{i}")[0] + "*"
+
+    @property
+    def shipped(self) -> tuple[str, ...]:
+        """Every weight name a checkpoint of this set carries under its stage prefix."""
+        shared = self.shared.required + self.shared.optional if self.shared else ()
+        return self.required + self.optional + shared + tuple(src for _, src in self.derived)
 
 
 class Method(enum.Enum):

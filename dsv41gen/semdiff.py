@@ -123,8 +123,26 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "checkpoint.weight_sets.*.maps_to",
         ("added", "removed", "changed"),
-        COSMETIC,
-        "documentation of where stages load",
+        BEHAVIOUR,
+        "engine parameter names a stage loads into changed",
+    ),
+    Rule(
+        "checkpoint.weight_sets.*.shared.required",
+        ("changed", "removed"),
+        BREAKING,
+        "required model-level checkpoint weights renamed or changed",
+    ),
+    Rule(
+        "checkpoint.weight_sets.*.rejected",
+        ("added", "changed"),
+        BREAKING,
+        "checkpoint names newly rejected",
+    ),
+    Rule(
+        "checkpoint.weight_sets.*.stage_count*",
+        ("added", "removed", "changed"),
+        BEHAVIOUR,
+        "checkpoint stage count rule changed",
     ),
     Rule(
         "hf_config*", ("added", "removed", "changed"), COSMETIC, "reference checkpoint config value"

@@ -364,12 +364,28 @@ def _draft_architecture_registered(spec: ResolvedSpec, report: Report) -> None:
             )
 
 
+def _shipped_names(body: dict) -> list[str]:
+    shared = body.get("shared") or {}
+    derived = body.get("derived") or {}
+    return (
+        list(body.get("required", []))
+        + list(body.get("optional", []))
+        + list(shared.get("required", []))
+        + list(shared.get("optional", []))
+        + [d.get("from") for d in derived.values() if isinstance(d, dict) and d.get("from")]
+    )
+
+
+def _names_or_prefix(item: str, names: list[str]) -> bool:
+    return any(w == item or w.startswith(item + ".") or w.startswith(item) for w in names)
+
+
 @rule
 def _signature_names_declared_weights(spec: ResolvedSpec, report: Report) -> None:
     for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
-        names = list(body.get("required", [])) + list(body.get("optional", []))
+        names = _shipped_names(body)
         for i, item in enumerate(body.get("signature", [])):
-            if not any(w == item or w.startswith(item) for w in names):
+            if not _names_or_prefix(item, names):
                 report(
                     ("checkpoint", "weight_sets", name, "signature", i),
                     f"{item!r} names no weight of this set (nor a prefix of one)"
@@ -381,6 +397,70 @@ def _signature_names_declared_weights(spec: ResolvedSpec, report: Report) -> Non
                 ("checkpoint", "weight_sets", name, "optional"),
                 f"{', '.join(overlap)} listed as both required and optional",
             )
+
+
+@rule
+def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
+    """The loader rules of a weight set can all hold at once: some weight is required, a weight
+    is per stage or model-level (not both), renames and rejections name what the set ships or
+    must not, derived parameters have a model-level prefix, and maps_to's offset field is an
+    hf_config field the family reads."""
+    hf = spec.data.get("hf_config", {})
+    for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
+        at = ("checkpoint", "weight_sets", name)
+        shared = body.get("shared") or {}
+        per_stage = list(body.get("required", [])) + list(body.get("optional", []))
+        model_level = list(shared.get("required", [])) + list(shared.get("optional", []))
+        if not body.get("required") and not shared.get("required"):
+            report(
+                (*at, "required"),
+                "the set requires no weight: list the weights every stage has under `required` "
+                "or the model-level ones under `shared.required`",
+            )
+        for both in sorted(set(per_stage) & set(model_level)):
+            report(
+                (*at, "shared"),
+                f"{both!r} is listed per stage and in `shared`: the engine loads a weight either "
+                "per stage or once at model level",
+            )
+        shipped = _shipped_names(body)
+        for source in body.get("renames", {}) or {}:
+            if source not in shipped:
+                report(
+                    (*at, "renames", source),
+                    f"{source!r} renames no weight of this set (renames go from a checkpoint name "
+                    "the set lists to the engine's parameter name)" + did_you_mean(source, shipped),
+                )
+        for i, item in enumerate(body.get("rejected", []) or []):
+            clash = [w for w in shipped if w == item or w.startswith(item + ".")]
+            if clash:
+                report(
+                    (*at, "rejected", i),
+                    f"{item!r} is rejected but the set ships {', '.join(clash)}: a checkpoint "
+                    "could never satisfy both",
+                )
+        if body.get("derived") and "shared" not in body:
+            report(
+                (*at, "derived"),
+                "derived parameters are model-level: declare `shared.maps_to` (the model-level "
+                "prefix they are built under)",
+            )
+        maps_to = body.get("maps_to")
+        if isinstance(maps_to, str) and "+i}" in maps_to:
+            field = maps_to.split("{", 1)[1].split("+", 1)[0]
+            if field not in hf:
+                report(
+                    (*at, "maps_to"),
+                    f"{field!r} is not an hf_config field: the stage offset is read from the "
+                    "checkpoint's config.json, with the spec's hf_config value as the fallback"
+                    + did_you_mean(field, hf),
+                )
+            elif not _is_count(hf[field]) and hf[field] != 0:
+                report(
+                    (*at, "maps_to"),
+                    f"hf_config.{field} is {_number(hf[field])}: the stage offset must be a "
+                    "non-negative integer",
+                )
 
 
 @rule
@@ -850,9 +930,8 @@ def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
     hf = spec.data.get("hf_config", {})
     uses: dict[str, str] = {}
     for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
-        uses.setdefault(
-            body.get("stage_count_field"), f"checkpoint.weight_sets.{name}.stage_count_field"
-        )
+        for source in (body.get("stage_count") or {}).get("sources", []):
+            uses.setdefault(source, f"checkpoint.weight_sets.{name}.stage_count.sources")
     for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
         for source in body.get("tokens_per_round", {}).get("sources", []):
             uses.setdefault(source, f"speculative.methods.{method}.tokens_per_round.sources")

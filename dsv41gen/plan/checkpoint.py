@@ -1,4 +1,6 @@
-"""Checkpoint weight-name validation: which speculative methods a checkpoint can serve."""
+"""Checkpoint weight-name validation: which speculative methods a checkpoint can serve, by the
+engine loader's own rules (renames, model-level weights loaded once, derived parameters, names
+it fails on, its stage-count fallback chain)."""
 
 from __future__ import annotations
 
@@ -15,15 +17,40 @@ class WeightSetPlan:
     model_type: str
     name: str
     stage_prefix: str
-    stage_count_field: str
-    default_stage_count: int | None  # the spec's reference hf_config value
+    stage_count_sources: tuple[str, ...]
+    stage_count_default: int | None
+    maps_to: tuple[str, str | None, str]  # (head, offset field, tail)
+    offset_default: int  # the spec's hf_config value of the offset field (0 without one)
     required: tuple[str, ...]
     optional: tuple[str, ...]
+    shared_maps_to: str
+    shared_required: tuple[str, ...]
+    shared_optional: tuple[str, ...]
+    derived: tuple[tuple[str, str], ...]
+    renames: tuple[tuple[str, str], ...]
+    rejected: tuple[str, ...]
     source: Comment
 
     @property
     def py(self) -> LiteralView:
         return LiteralView(self)
+
+    @property
+    def words(self) -> LiteralView:
+        """The name lists as one space-separated literal each (``_words("a b")`` in the
+        generated table): one line per list, not one per name."""
+        return LiteralView(_Words(self))
+
+
+class _Words:
+    def __init__(self, plan: WeightSetPlan):
+        self._plan = plan
+
+    def __getattr__(self, name: str) -> str:
+        value = getattr(self._plan, name)
+        if name in ("derived", "renames"):
+            return " ".join(f"{a}={b}" for a, b in value)
+        return " ".join(value)
 
 
 @dataclass(frozen=True)
@@ -49,17 +76,28 @@ def plan_checkpoint(family: Family, sources: SourceMap) -> CheckpointPlan:
     sets = []
     for variant in family.variants:
         for ws in variant.weight_sets:
-            count = variant.hf_value(ws.stage_count_field)
+            field = ws.maps_to.offset_field
+            offset = variant.hf_value(field) if field is not None else 0
+            assert isinstance(offset, int)  # validation: the offset field is an hf_config count
+            shared = ws.shared
             sets.append(
                 WeightSetPlan(
-                    variant.model_type,
-                    ws.name,
-                    ws.stage_prefix,
-                    ws.stage_count_field,
-                    count if isinstance(count, int) else None,
-                    ws.required,
-                    ws.optional,
-                    sources.ref(variant.name, "checkpoint", "weight_sets", ws.name),
+                    model_type=variant.model_type,
+                    name=ws.name,
+                    stage_prefix=ws.stage_prefix,
+                    stage_count_sources=ws.stage_count.sources,
+                    stage_count_default=ws.stage_count.default,
+                    maps_to=(ws.maps_to.head, field, ws.maps_to.tail),
+                    offset_default=offset,
+                    required=ws.required,
+                    optional=ws.optional,
+                    shared_maps_to=shared.maps_to if shared else "",
+                    shared_required=shared.required if shared else (),
+                    shared_optional=shared.optional if shared else (),
+                    derived=ws.derived,
+                    renames=ws.renames,
+                    rejected=ws.rejected,
+                    source=sources.ref(variant.name, "checkpoint", "weight_sets", ws.name),
                 )
             )
     methods = tuple(

@@ -206,7 +206,7 @@ def forbidden_message(variant: Variant, forbidden: ForbiddenMethod) -> str:
     old = forbidden.ancestor_definition
     instead = variant.method(forbidden.use_instead)
     assert old is not None and instead is not None  # validation guarantees both
-    shipped = instead.weights.required + instead.weights.optional
+    shipped = instead.weights.shipped
     missing = [
         name for name in old.weights.signature if not any(_matches(w, name) for w in shipped)
     ]

@@ -458,16 +458,36 @@ def kv_tests(family: Family, plan: KvPlan) -> KvTests:
 
 @dataclass(frozen=True)
 class CheckpointTests:
-    cases: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...], int], ...]
+    # (model_type, method, complete checkpoint, "dropped weight>the name reported missing ...");
+    # name lists are space-separated, one line each in the generated test
+    cases: tuple[tuple[str, str, str, str], ...]
+    # (model_type, method, complete checkpoint plus one tensor the loader fails on, that tensor)
+    rejected: tuple[tuple[str, str, str, str], ...]
 
 
 def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
+    """A complete checkpoint per method at the set's default stage count (or one stage), laid
+    out as the spec says: stage weights and derived sources in every stage, model-level
+    weights once, in the last stage."""
     sets = {(ws.model_type, ws.name): ws for ws in plan.weight_sets}
     cases = []
+    rejected = []
     for model_type, method, name in plan.method_sets:
         ws = sets[(model_type, name)]
-        count = ws.default_stage_count or 1
-        required = tuple(ws.stage_prefix.format(i=i) + w for i in range(count) for w in ws.required)
-        optional = tuple(ws.stage_prefix.format(i=i) + w for i in range(count) for w in ws.optional)
-        cases.append((model_type, method, required, optional, count))
-    return CheckpointTests(tuple(cases))
+        count = ws.stage_count_default or 1
+        at = [ws.stage_prefix.format(i=i) for i in range(count)]
+        sources = tuple(source for _, source in ws.derived)
+        names = tuple(p + w for p in at for w in ws.required + ws.optional + sources)
+        names += tuple(at[-1] + w for w in ws.shared_required + ws.shared_optional)
+        glob = ws.stage_prefix.split("{i}")[0] + "*."
+        drops = [(at[0] + w, at[0] + w) for w in ws.required[:1]]
+        drops += [(at[-1] + w, at[-1] + w) for w in ws.required[-1:]]
+        drops += [(at[-1] + w, glob + w) for w in ws.shared_required[:1] + ws.shared_required[-1:]]
+        drops += [(at[-1] + w, at[-1] + w) for w in sources[:1]]
+        pairs = " ".join(f"{a}>{b}" for a, b in dict.fromkeys(drops))
+        cases.append((model_type, method, " ".join(names), pairs))
+        for bad in ws.rejected:
+            rejected.append((model_type, method, " ".join(names + (at[0] + bad,)), at[0] + bad))
+        for derived, _ in ws.derived:
+            rejected.append((model_type, method, " ".join(names + (derived,)), derived))
+    return CheckpointTests(tuple(cases), tuple(rejected))

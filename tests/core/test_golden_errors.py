@@ -545,13 +545,35 @@ specs/deepseek_v4.yaml:@variant: oops@:1: variant: expected a mapping, got a str
 ]
 
 
+# Checkpoint loader rules that cannot all hold: every error at its own field, in one pass.
+CASES += [
+    (
+        "weight_set_loader_rules_conflict",
+        [
+            (V4, "rejected: [shared_head]", "rejected: [shared_head, norm]"),
+            (V4, "        norm: shared_head.norm", "        nrom: shared_head.norm"),
+            (
+                V4,
+                'maps_to: "model.layers.{num_hidden_layers+i}."',
+                'maps_to: "model.layers.{num_layers+i}."',
+            ),
+        ],
+        """
+specs/deepseek_v4.yaml:@{num_layers+i}@:7: checkpoint.weight_sets.classic_mtp.maps_to: 'num_layers' is not an hf_config field: the stage offset is read from the checkpoint's config.json, with the spec's hf_config value as the fallback; did you mean 'num_hidden_layers'?
+specs/deepseek_v4.yaml:@nrom: shared_head.norm@:9: checkpoint.weight_sets.classic_mtp.renames.nrom: 'nrom' renames no weight of this set (renames go from a checkpoint name the set lists to the engine's parameter name); did you mean 'norm'?
+specs/deepseek_v4.yaml:@rejected: [shared_head, norm]@:31: checkpoint.weight_sets.classic_mtp.rejected.1: 'norm' is rejected but the set ships norm: a checkpoint could never satisfy both
+""",
+    ),
+]
+
+
 # Numeric ranges the generated code can honour, and inputs that once crashed the planners.
 CASES += [
     (
         "stage_count_out_of_range",
         [(V41, "num_nextn_predict_layers: 3", "num_nextn_predict_layers: 100000")],
         """
-specs/deepseek_v41.yaml:@num_nextn_predict_layers: 100000@:3: hf_config.num_nextn_predict_layers: 100000 is out of range: checkpoint.weight_sets.dspark.stage_count_field counts with it, so it must be an integer from 1 to 64
+specs/deepseek_v41.yaml:@num_nextn_predict_layers: 100000@:3: hf_config.num_nextn_predict_layers: 100000 is out of range: checkpoint.weight_sets.dspark.stage_count.sources counts with it, so it must be an integer from 1 to 64
 """,
     ),
     (
@@ -721,6 +743,7 @@ def test_golden_case_count_and_rules_covered():
         "num_speculative_tokens_default": "default_sources_missing",
         "compress_ratio_message_fields": "compress_ratio_message_unknown_field",
         "hf_config_counts": "stage_count_out_of_range",
+        "weight_set_loader_rules": "weight_set_loader_rules_conflict",
         "generated_names": "generated_name_clashes_with_the_language_and_the_generated_modules",
         "names_are_not_keywords": "name_fields_are_not_python_keywords",
         "engine_known": "engine_release_unknown",

@@ -28,9 +28,9 @@ EDITS = [
     (
         "checkpoint weight renamed",
         V41,
-        "        - markov_head.head\n",
-        "        - markov_head.out\n",
-        {("deepseek_v41", "checkpoint.weight_sets.dspark.required", "changed"): "BREAKING"},
+        "          - main_norm\n",
+        "          - main_nrm\n",
+        {("deepseek_v41", "checkpoint.weight_sets.dspark.shared.required", "changed"): "BREAKING"},
         5,
     ),
     (
@@ -126,9 +126,10 @@ EDITS = [
     (
         "a reference config value the generated code defaults to is not cosmetic",
         V4,
-        "  num_nextn_predict_layers: 1",
-        "  num_nextn_predict_layers: 2",
-        {("deepseek_v4", "hf_config.num_nextn_predict_layers", "changed"): "BEHAVIOUR"},
+        # the stage offset of classic MTP's engine parameter names, when config.json lacks it
+        "  num_hidden_layers: 43",
+        "  num_hidden_layers: 44",
+        {("deepseek_v4", "hf_config.num_hidden_layers", "changed"): "BEHAVIOUR"},
         0,
     ),
     (

@@ -168,6 +168,9 @@ def snapshot(package: str, matrix: dict) -> dict:
     checkpoint = mods["checkpoint"]
     for mt, method, names in itertools.product(mts, METHODS, matrix["weight_names"]):
         record("checkpoint.missing_weights", checkpoint.missing_weights, mt, method, names)
+        record("checkpoint.rejected_weights", checkpoint.rejected_weights, mt, method, names)
+        for name in names:
+            record("checkpoint.parameter_names", checkpoint.parameter_names, mt, method, name)
     for mt, names in itertools.product(mts, matrix["weight_names"]):
         record("checkpoint.servable_methods", checkpoint.servable_methods, mt, names)
     for key, weight_set in sorted(checkpoint.WEIGHT_SETS.items()):
@@ -246,7 +249,9 @@ fields = sorted({{f for n in dir(d) if n.endswith("_tokens_per_round_sources")
 names = [[]]
 for ws in c.WEIGHT_SETS.values():
     for count in (1, 2):
-        names.append(sorted(ws.stage_prefix.format(i=i) + w for i in range(count) for w in ws.required))
+        names.append(sorted([ws.stage_prefix.format(i=i) + w for i in range(count) for w in ws.required]
+                            + [ws.stage_prefix.format(i=count - 1) + w for w in ws.shared_required]
+                            + [ws.stage_prefix.format(i=0) + w for w in ws.rejected]))
         names.append(names[-1][1:])
 kv = sorted(n for n in dir(bi) if n.endswith("Spec") and isinstance(getattr(bi, n), type))
 print(json.dumps({{

@@ -19,8 +19,8 @@ V4_MTP = [
     "hc_head_fn",
     "hc_head_base",
     "hc_head_scale",
-    "shared_head.norm",
-    "shared_head.head",
+    "norm",  # vLLM 0.33.0's MTP loader maps these onto shared_head.*
+    "head",
 ]
 
 
@@ -34,11 +34,14 @@ def _stages(weights, stages):
     return [f"mtp.{i}.{w}" for i in range(stages) for w in weights]
 
 
+def _v41(last_stage=2):
+    """V4.1 DSpark's model-level weights: loaded once, from whichever stage carries them."""
+    return [f"mtp.{last_stage}.{w}" for w in V41_DSPARK]
+
+
 def test_v41_dspark_checkpoint_is_servable(tmp_path):
-    _save(tmp_path / "model-00001.safetensors", _stages(V41_DSPARK, 2))
-    _save(
-        tmp_path / "model-00002.safetensors", _stages(V41_DSPARK, 3)[10:] + ["model.embed_tokens"]
-    )
+    _save(tmp_path / "model-00001.safetensors", _v41()[:2])
+    _save(tmp_path / "model-00002.safetensors", _v41()[2:] + ["model.embed_tokens"])
     (tmp_path / "config.json").write_text(json.dumps({"num_nextn_predict_layers": 3}))
     result = run_cli(
         "check-checkpoint", str(SPECS / "deepseek_v41.yaml"), str(tmp_path), "--method", "dspark"
@@ -49,9 +52,7 @@ def test_v41_dspark_checkpoint_is_servable(tmp_path):
 
 
 def test_missing_weights_are_named_exactly(tmp_path):
-    names = [
-        n for n in _stages(V41_DSPARK, 3) if n not in ("mtp.1.markov_head.embed", "mtp.2.norm")
-    ]
+    names = [n for n in _v41() if n not in ("mtp.2.markov_head.embed", "mtp.2.norm")]
     _save(tmp_path / "model.safetensors", names)
     result = run_cli(
         "check-checkpoint",
@@ -63,8 +64,8 @@ def test_missing_weights_are_named_exactly(tmp_path):
     assert result.returncode == 4
     assert result.stdout.splitlines()[-3:] == [
         "method 'dspark': 2 required weight(s) missing:",
-        "  mtp.1.markov_head.embed",
-        "  mtp.2.norm",
+        "  mtp.*.norm",
+        "  mtp.*.markov_head.embed",
     ]
 
 
@@ -79,8 +80,25 @@ def test_v4_classic_mtp_from_an_index_file(tmp_path):
     assert "servable speculative methods: mtp" in result.stdout
 
 
+def test_v4_classic_mtp_with_shared_head_names_is_rejected(tmp_path):
+    """vLLM 0.33.0's loader rewrites mtp.0.shared_head.norm into shared_head.shared_head.norm
+    (a KeyError): such a checkpoint fails to load, so the check refuses it and names it."""
+    names = [n for n in _stages(V4_MTP, 1) if not n.endswith((".norm", ".head"))]
+    _save(tmp_path / "model.safetensors", names + ["mtp.0.shared_head.norm", "mtp.0.head"])
+    result = run_cli(
+        "check-checkpoint", str(SPECS / "deepseek_v4.yaml"), str(tmp_path), "--method", "mtp"
+    )
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-4:] == [
+        "method 'mtp': 1 required weight(s) missing:",
+        "  mtp.0.norm",
+        "method 'mtp': 1 tensor(s) the engine's loader fails on:",
+        "  mtp.0.shared_head.norm.weight: the engine's loader has no parameter for this name",
+    ]
+
+
 def test_forbidden_method_prints_the_fix(tmp_path):
-    _save(tmp_path / "model.safetensors", _stages(V41_DSPARK, 3))
+    _save(tmp_path / "model.safetensors", _v41())
     result = run_cli(
         "check-checkpoint", str(SPECS / "deepseek_v41.yaml"), str(tmp_path), "--method", "mtp"
     )

@@ -45,7 +45,12 @@ MUTATIONS = [
     ),
     ("runner.py", "not use_v2_model_runner", "use_v2_model_runner", "test_runner.py"),
     ("kv_cache.py", "return repeats_per_group is None and", "return", "test_kv_cache.py"),
-    ("checkpoint.py", "if not _present(names, prefix + w)", "if False", "test_checkpoint.py"),
+    (
+        "checkpoint.py",
+        "if not _present(weight_set, stages, w, i)\n",
+        "if False\n",
+        "test_checkpoint.py",
+    ),
     (
         "registry.py",
         'ModelRegistry.register_model(architecture, f"{module}:{class_name}")',
