@@ -301,3 +301,60 @@ def compress_ratio_cases() -> dict[str, dict]:
                     "ratio": ratio,
                 }
     return cases
+
+
+def _stage_count_shapes(variant: Variant, weight_set) -> dict[str, dict]:
+    """The configs the checkpoint matrix loads under: the spec's reference config, each stage
+    count source alone set to 2 (the sources before it absent), and no source at all (the
+    loader's fallback)."""
+    sources = weight_set.stage_count.sources
+    shapes = {"reference": hf_config_changes(variant)}
+    for k, source in enumerate(sources):
+        absent = dict.fromkeys(sources[:k])
+        shapes[f"{source}=2"] = hf_config_changes(variant, **absent, **{source: 2})
+    shapes["no_source"] = hf_config_changes(variant, **dict.fromkeys(sources))
+    return shapes
+
+
+def _declared_names(weight_set, stages: int) -> dict[str, list[str]]:
+    """The checkpoint names the spec declares, per stage (the driver prefers these among the
+    names vLLM's loader maps, so a checkpoint is laid out the way the spec says when vLLM
+    accepts that layout); and the names the spec says vLLM rejects or builds itself."""
+    shared = weight_set.shared
+    per_stage = weight_set.required + weight_set.optional
+    per_stage += tuple(source for _, source in weight_set.derived)
+    per_stage += shared.required + shared.optional if shared else ()
+    prefixes = [weight_set.stage_prefix.format(i=i) for i in range(stages)]
+    return {
+        "declared": [p + w for p in prefixes for w in per_stage],
+        "renames": [[old, new] for old, new in weight_set.renames],
+        "rejected": [prefixes[0] + r for r in weight_set.rejected]
+        + [derived for derived, _ in weight_set.derived],
+    }
+
+
+def checkpoint_cases() -> dict[str, dict]:
+    """Every variant x method with checkpoint weights x stage-count config shape. The driver
+    builds vLLM's own draft model for the method (its draft architecture's class), derives the
+    complete checkpoint from the names vLLM's loader maps, and runs both checks on it, with each
+    tensor removed in turn, with each rename's engine-side name shipped instead, and with each
+    name the spec rejects added."""
+    cases: dict[str, dict] = {}
+    for family in families():
+        for variant in family.variants:
+            archs = {a.name: a for a in variant.architectures}
+            for method in variant.methods:
+                draft = archs[method.draft_architecture]
+                weight_set = method.weights
+                for shape, config in _stage_count_shapes(variant, weight_set).items():
+                    cases[f"{variant.name}:{method.method.value}:{shape}"] = {
+                        "package": family.name,
+                        "model_type": variant.model_type,
+                        "method": method.method.value,
+                        "module": draft.module,
+                        "class": draft.class_name,
+                        "hf_config": config,
+                        "stage_head": weight_set.stage_prefix.split("{i}")[0],
+                        **_declared_names(weight_set, 8),
+                    }
+    return cases

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import json
 import sys
+import types
 from collections.abc import Callable
 
 
@@ -814,6 +815,295 @@ def site_binding(cases: dict[str, dict]) -> dict[str, dict]:
     return answers
 
 
+# -- checkpoint weight names: vLLM's own draft model and load_weights ----------------------------
+# The draft class the spec names (vLLM's DeepSeekV4MTP / DSparkDeepseekV4ForCausalLM) is built
+# on the meta device from the real draft HF config (a real SpeculativeConfig), with one change:
+# its module's decoder-block class (``*DecoderLayer``: attention, MoE, CUDA kernels, not buildable
+# on a CPU) is a stub holding only the stacked parameter vLLM's loader maps ``attn.wkv`` onto.
+# Every other module is vLLM's, so the parameter names are vLLM's. vLLM's load_weights then runs
+# unchanged on tensor names, each parameter's weight_loader replaced by a recorder (the names
+# and shards it was called with); the completeness rule is DefaultModelLoader's strict one (every
+# parameter loaded; a merged parameter, every shard), on the parameters a checkpoint carries:
+# not the stub's, not the embedding / LM head the speculator shares from the target after
+# loading (maybe_share_target_embed, get_target_lm_head).
+
+# model dimensions a config.json of the family carries beyond the spec's hf_config
+_CHECKPOINT_DIMS = {
+    "hc_mult": 4,
+    "hc_eps": 1e-6,
+    "rms_norm_eps": 1e-6,
+    "index_topk": 4,
+    "head_dim": 16,
+    "n_routed_experts": 4,
+}
+_SHARED_FROM_TARGET = ("embed_tokens.", "lm_head.")
+
+
+def _stub_decoder_class():
+    import torch
+    from torch import nn
+
+    class StubDecoderLayer(nn.Module):
+        def __init__(self, *_args, **_kwargs):
+            super().__init__()
+            self.ffn = types.SimpleNamespace(
+                use_native_mega_moe=True, n_redundant_experts=0, experts=None
+            )
+            self.use_sequence_parallel = False
+            self.attn = nn.Module()
+            self.attn.fused_wqa_wkv = nn.Module()
+            self.attn.fused_wqa_wkv.weight = nn.Parameter(torch.empty(1), requires_grad=False)
+
+    return StubDecoderLayer
+
+
+def _draft_hf_config(root: str, case: dict):
+    from vllm.config import ParallelConfig, SpeculativeConfig
+
+    path = _write_config(
+        root,
+        f"c{abs(hash(json.dumps(case['hf_config'], sort_keys=True)))}",
+        {**_CHECKPOINT_DIMS, **case["hf_config"]},
+    )
+    config = SpeculativeConfig(
+        method=case["method"],
+        num_speculative_tokens=1,
+        target_model_config=_model_config(path),
+        target_parallel_config=ParallelConfig(),
+    )
+    return config.draft_model_config.hf_config
+
+
+def _build_draft(case: dict, hf, stub):
+    import torch
+    from torch import nn
+
+    cls = getattr(importlib.import_module(case["module"]), case["class"])
+    module = sys.modules[cls.__module__]
+    for name, value in list(vars(module).items()):
+        if (
+            name.endswith("DecoderLayer")
+            and isinstance(value, type)
+            and issubclass(value, nn.Module)
+        ):
+            setattr(module, name, stub)
+    if hasattr(module, "collect_moe_layers"):  # walks real MoE layers; the stub has none
+        module.collect_moe_layers = lambda *_args, **_kwargs: None
+    ns = types.SimpleNamespace
+    vllm_config = ns(
+        model_config=ns(hf_config=hf),
+        speculative_config=ns(draft_model_config=ns(hf_config=hf)),
+        quant_config=None,
+        kernel_config=ns(moe_backend="auto", enable_jit_warmup=False),
+        scheduler_config=ns(max_num_batched_tokens=4),
+        parallel_config=ns(
+            pipeline_parallel_size=1,
+            enable_expert_parallel=False,
+            tensor_parallel_size=1,
+            data_parallel_size=1,
+        ),
+    )
+    stream = torch.cuda.Stream
+    torch.cuda.Stream = lambda *_args, **_kwargs: None  # the MTP model makes aux streams
+    try:
+        with torch.device("meta"):
+            return cls(vllm_config=vllm_config, prefix="")
+    finally:
+        torch.cuda.Stream = stream
+
+
+class _VllmLoader:
+    """vLLM's load_weights on one draft model, name by name or whole checkpoints."""
+
+    def __init__(self, case: dict, hf, stub):
+        self.case, self.hf, self.stub = case, hf, stub
+
+    def _fresh(self):
+        model = _build_draft(self.case, self.hf, self.stub)
+        shards: dict[str, set] = {}
+        for name, param in model.named_parameters():
+
+            def record(_param, _weight, *args, _name=name, **kwargs):
+                shard = args[0] if args and isinstance(args[0], int) else kwargs.get("shard_id")
+                shards.setdefault(_name, set()).add(shard if isinstance(shard, int) else None)
+                return True
+
+            param.weight_loader = record
+        return model, shards
+
+    def tracked(self, model) -> dict[str, int | None]:
+        """The parameters a checkpoint must load, each with its shard count (None: one)."""
+        stub = {
+            f"{module_name}.{name}"
+            for module_name, module in model.named_modules()
+            if isinstance(module, self.stub)
+            for name, _ in module.named_parameters()
+        }
+        found = {}
+        for module_name, module in model.named_modules():
+            sizes = getattr(module, "output_sizes", None)
+            for name, _ in module.named_parameters(recurse=False):
+                full = f"{module_name}.{name}" if module_name else name
+                if full in stub or any(part in full for part in _SHARED_FROM_TARGET):
+                    continue
+                found[full] = len(sizes) if sizes and len(sizes) > 1 else None
+        return found
+
+    def load(self, names: list[str]) -> dict:
+        import torch
+
+        model, shards = self._fresh()
+        try:
+            model.load_weights([(n, torch.empty(1)) for n in names])
+        except Exception as error:
+            return {"accept": False, "raises": type(error).__name__, "message": str(error)}
+        missing = []
+        for param, count in sorted(self.tracked(model).items()):
+            got = shards.get(param, set())
+            if count is None:
+                missing += [param] if not got else []
+            else:
+                missing += [f"{param}#{k}" for k in range(count) if k not in got]
+        return {"accept": not missing, "missing": missing}
+
+    def probe(self, name: str):
+        """The parameters (name#shard) vLLM loads one tensor into; an exception if it fails."""
+        import torch
+
+        model, shards = self._fresh()
+        tracked = self.tracked(model)
+        try:
+            model.load_weights([(name, torch.empty(1))])
+        except Exception as error:
+            if not shards:
+                return {"raises": type(error).__name__, "message": str(error)}
+        return {
+            "ok": sorted(
+                p if s is None else f"{p}#{s}"
+                for p, got in shards.items()
+                if p in tracked
+                for s in got
+            )
+        }
+
+
+def _candidates(loader: _VllmLoader, case: dict) -> list[str]:
+    """Tensor names to probe: for each parameter vLLM's model has, every dotted tail of its name
+    under every stage prefix and at top level, then the spec's declared names (as themselves
+    and with ``.weight``)."""
+    model, _ = loader._fresh()
+    tails = set()
+    for param in loader.tracked(model):
+        parts = param.split(".")
+        tails.update(".".join(parts[k:]) for k in range(1, len(parts)))
+    head = case["stage_head"]
+    names = [f"{head}{i}.{t}" for i in range(4) for t in sorted(tails)]
+    names += sorted(tails)
+    names += [
+        n
+        for d in case["declared"]
+        if d.startswith(tuple(f"{head}{i}." for i in range(4)))
+        for n in (d, d + ".weight")
+    ]
+    return list(dict.fromkeys(names))
+
+
+def _generated_checkpoint(case: dict):
+    module = importlib.import_module(f"{case['package']}.checkpoint")
+    mt, method, hf = case["model_type"], case["method"], case["hf_config"]
+
+    def judge(names: list[str]) -> dict:
+        rejected = [n for n, _ in module.rejected_weights(mt, method, names, hf)]
+        missing_names = module.missing_weights(mt, method, names, hf)
+        return {
+            "accept": not rejected and not missing_names,
+            "missing": missing_names,
+            "rejected": rejected,
+        }
+
+    def mapped(name: str) -> list[str]:
+        return sorted(
+            p if s is None else f"{p}#{s}" for p, s in module.parameter_names(mt, method, name, hf)
+        )
+
+    return judge, mapped
+
+
+def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
+    import tempfile
+
+    from vllm.config import DeviceConfig, VllmConfig, set_current_vllm_config
+    from vllm.distributed import init_distributed_environment, initialize_model_parallel
+
+    root = tempfile.mkdtemp(prefix="dsv41gen-conformance-")
+    drafts = {case_id: _draft_hf_config(root, case) for case_id, case in sorted(cases.items())}
+    stub = _stub_decoder_class()
+    answers = {}
+    with set_current_vllm_config(VllmConfig(device_config=DeviceConfig(device="cpu"))):
+        init_distributed_environment(
+            world_size=1,
+            rank=0,
+            local_rank=0,
+            backend="gloo",
+            distributed_init_method=f"file://{root}/dist",
+        )
+        initialize_model_parallel(1, 1)
+        for case_id, case in sorted(cases.items()):
+            loader = _VllmLoader(case, drafts[case_id], stub)
+            judge, mapped = _generated_checkpoint(case)
+            probes = {n: loader.probe(n) for n in _candidates(loader, case)}
+            # the complete checkpoint: per parameter (and shard) vLLM loads, one tensor that vLLM
+            # maps onto it, the spec's declared name where vLLM maps that one, else the first
+            declared = set(case["declared"])
+            chosen: dict[str, str] = {}
+            for name, probe in sorted(
+                probes.items(),
+                key=lambda kv: (
+                    not any(kv[0] == d or kv[0].startswith(d + ".") for d in declared),
+                    kv[0],
+                ),
+            ):
+                for target in probe.get("ok", []):
+                    chosen.setdefault(target, name)
+            full = sorted(set(chosen.values()))
+            answer = {
+                "full": {"vllm": loader.load(full), "generated": judge(full)},
+                "mapped": {
+                    "vllm": {n: probes[n] for n in full},
+                    "generated": {n: {"ok": mapped(n)} for n in full},
+                },
+                "each_removed": {"vllm": {}, "generated": {}},
+                "renamed": {"vllm": {}, "generated": {}},
+                "rejected": {"vllm": {}, "generated": {}},
+            }
+            for name in full:
+                kept = [n for n in full if n != name]
+                answer["each_removed"]["vllm"][name] = loader.load(kept)
+                answer["each_removed"]["generated"][name] = judge(kept)
+            head = case["stage_head"]
+            for old, new in case["renames"]:
+                for name in full:
+                    index, _, rest = name[len(head) :].partition(".")
+                    if not (name.startswith(head) and (rest == old or rest.startswith(old + "."))):
+                        continue
+                    swapped = f"{head}{index}.{new}{rest[len(old) :]}"
+                    names = sorted({*full, swapped} - {name})
+                    answer["renamed"]["vllm"][swapped] = {
+                        **loader.load(names),
+                        "probe": loader.probe(swapped),
+                    }
+                    answer["renamed"]["generated"][swapped] = judge(names)
+            for bad in case["rejected"]:
+                name = bad + ".weight"
+                answer["rejected"]["vllm"][name] = {
+                    **loader.load(full + [name]),
+                    "probe": loader.probe(name),
+                }
+                answer["rejected"]["generated"][name] = judge(full + [name])
+            answers[case_id] = answer
+    return answers
+
+
 SITES: dict[str, Callable[[dict[str, dict]], dict[str, dict]]] = {
     "registry": site_registry,
     "backends": site_backends,
@@ -824,6 +1114,7 @@ SITES: dict[str, Callable[[dict[str, dict]], dict[str, dict]]] = {
     "quantization": site_quantization,
     "kv_state_bucket": site_kv_state_bucket,
     "compress_ratio": site_compress_ratio,
+    "checkpoint": site_checkpoint,
 }
 
 
