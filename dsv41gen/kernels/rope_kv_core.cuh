@@ -13,8 +13,11 @@
 //   slot == kNumHeadsQPadded                the KV row: RoPE, quantize, paged insert
 // kNumHeadsQPadded == 0 is the KV-only insert; its warp-per-slot grid is a kernel of its own
 // (kv_only_strided_kernel), capped at one wave of resident blocks, each warp striding over
-// tokens. A warp owns one kHeadDim-value row, kValuesPerLane consecutive values per lane, moved as
-// two 16-byte vectors; lanes [kRopeFirstLane, 32) hold the RoPE dims [kNopeDim, kHeadDim).
+// tokens: on sm_90+ the block-scaled formats keep several tokens per warp in flight through
+// shared memory (bulk copies, insert_kv_pipelined), the others keep one token ahead in registers
+// (insert_kv_strided). A warp owns one kHeadDim-value row, kValuesPerLane consecutive values per
+// lane, moved as two 16-byte vectors; lanes [kRopeFirstLane, 32) hold the RoPE dims
+// [kNopeDim, kHeadDim).
 // All math is fp32 with explicitly rounded operations; where a spec asks for an FMA (RoPE
 // contraction) it is spelled __fmaf_rn, so the pure-torch reference reproduces every bit.
 // On SM90+ every launch allows programmatic dependent launch: each kernel waits for the previous
@@ -27,6 +30,20 @@ constexpr int kValuesPerLane = kHeadDim / kWarpSize;
 constexpr int kRopeFirstLane = kNopeDim / kValuesPerLane;
 constexpr int kRopePairsPerLane = kValuesPerLane / 2;
 constexpr unsigned kFullMask = 0xffffffffu;
+// KV-only kernel choices, measured on an H200 (benchmarks/sweep_rope_kv_kv_only.py overrides them
+// to compare): DSV41GEN_KV_ONLY_PIPELINE 0 keeps every format on the register loop, 1 moves the
+// block-scaled formats to the bulk-copy pipeline, 2 every format; DSV41GEN_KV_ONLY_STAGES is the
+// pipeline's tokens in flight per warp; DSV41GEN_KV_ONLY_COALESCED_BF16 0 stores all-bf16 records
+// lane by lane.
+#ifndef DSV41GEN_KV_ONLY_PIPELINE
+#define DSV41GEN_KV_ONLY_PIPELINE 1
+#endif
+#ifndef DSV41GEN_KV_ONLY_STAGES
+#define DSV41GEN_KV_ONLY_STAGES 2
+#endif
+#ifndef DSV41GEN_KV_ONLY_COALESCED_BF16
+#define DSV41GEN_KV_ONLY_COALESCED_BF16 1
+#endif
 
 // Programmatic dependent launch (no-ops before sm_90 and when the launch did not allow it).
 __device__ __forceinline__ void wait_for_previous_grid() {
@@ -337,11 +354,10 @@ __device__ __forceinline__ void store_scales(uint8_t* scales, int scale, int lan
 // Quantize (per cache format) and store this lane's part of one rotated kv row at slot (>= 0);
 // divisor: the per-tensor fp8 scale (fp8_divisor), unused by the other formats.
 template <typename scalar_t, CacheKind kCache>
-__device__ __forceinline__ void store_kv_row(
-    const RopeKvParams& p, int64_t slot, float (&v)[kValuesPerLane], int lane, const DivisorOf<kCache>& divisor) {
+__device__ __forceinline__ void store_kv_record(const RopeKvParams& p, int64_t block, int64_t in_block,
+                                                float (&v)[kValuesPerLane], int lane,
+                                                const DivisorOf<kCache>& divisor) {
   using Traits = CacheTraits<kCache>;
-  const int64_t block = slot / p.cache_block_size;
-  const int64_t in_block = slot % p.cache_block_size;
   uint8_t* record = record_address<kCache>(p, block, in_block);
   // round_before_quantize: of the values quantized to e4m3 (lanes [0, kFp8Lanes)) only the RoPE
   // lanes' can lie off the kv dtype's grid (the others are kv values, exactly widened), so only
@@ -377,6 +393,12 @@ __device__ __forceinline__ void store_kv_row(
 }
 
 template <typename scalar_t, CacheKind kCache>
+__device__ __forceinline__ void store_kv_row(
+    const RopeKvParams& p, int64_t slot, float (&v)[kValuesPerLane], int lane, const DivisorOf<kCache>& divisor) {
+  store_kv_record<scalar_t, kCache>(p, slot / p.cache_block_size, slot % p.cache_block_size, v, lane, divisor);
+}
+
+template <typename scalar_t, CacheKind kCache>
 __device__ __forceinline__ void insert_kv(const RopeKvParams& p, int64_t token, int lane) {
   const int64_t slot = load_slot(p, token);
   const int64_t position = __ldg(reinterpret_cast<const long long*>(p.position_ids) + token);
@@ -393,11 +415,36 @@ __device__ __forceinline__ void insert_kv(const RopeKvParams& p, int64_t token, 
   store_kv_row<scalar_t, kCache>(p, slot, v, lane, divisor);
 }
 
+// An all-bf16 record (kFp8Lanes == 0), stored with each instruction writing 512 contiguous bytes
+// instead of every lane's two vectors at a 32-byte stride (half sectors, twice the L2 requests):
+// the lanes' packed vectors go through the warp's kHeadDim * 2-byte scratch row in row order
+// (lane l writes chunks 2l, 2l + 1 and stores chunks l, l + 32). The caller's next write to
+// scratch comes after a __syncwarp.
+template <CacheKind kCache>
+constexpr bool kCoalescedRowStore = DSV41GEN_KV_ONLY_COALESCED_BF16 && CacheTraits<kCache>::kFp8Lanes == 0 &&
+                                     CacheTraits<kCache>::kBf16Values == kHeadDim;
+
+template <CacheKind kCache>
+__device__ __forceinline__ void store_bf16_row_coalesced(const RopeKvParams& p, int64_t block, int64_t in_block,
+                                                         const float (&v)[kValuesPerLane], int lane, uint4* scratch) {
+  static_assert(kValuesPerLane == 16, "two 16-byte bf16 vectors per lane");
+  scratch[2 * lane] =
+      make_uint4(bf16x2_bits(v[0], v[1]), bf16x2_bits(v[2], v[3]), bf16x2_bits(v[4], v[5]), bf16x2_bits(v[6], v[7]));
+  scratch[2 * lane + 1] = make_uint4(bf16x2_bits(v[8], v[9]), bf16x2_bits(v[10], v[11]), bf16x2_bits(v[12], v[13]),
+                                     bf16x2_bits(v[14], v[15]));
+  __syncwarp();
+  uint4* out = reinterpret_cast<uint4*>(record_address<kCache>(p, block, in_block));
+  store_record(out + lane, scratch[lane]);
+  store_record(out + kWarpSize + lane, scratch[kWarpSize + lane]);
+  __syncwarp();
+}
+
 // KV-only insert, warp-strided: this warp takes tokens token, token + stride, ... The loads of
 // the next token (slot, position, kv row) are issued before the current token's cos/sin row is
 // used and its record stored, so each token costs one memory round trip instead of two.
 template <typename scalar_t, CacheKind kCache>
-__device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t token, int64_t stride, int lane) {
+__device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t token, int64_t stride, int lane,
+                                                  uint4* scratch) {
   if (token >= p.num_tokens) return;
   const scalar_t* kv = static_cast<const scalar_t*>(p.kv);
   const long long* positions = reinterpret_cast<const long long*>(p.position_ids);
@@ -428,7 +475,11 @@ __device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t
       float v[kValuesPerLane];
       widen<scalar_t>(raw, v);
       if (lane >= kRopeFirstLane) rotate_pairs<CacheTraits<kCache>::kRopeFma>(v, cos_v, sin_v);
-      store_kv_row<scalar_t, kCache>(p, slot, v, lane, divisor);
+      if constexpr (kCoalescedRowStore<kCache>) {
+        store_bf16_row_coalesced<kCache>(p, slot / p.cache_block_size, slot % p.cache_block_size, v, lane, scratch);
+      } else {
+        store_kv_row<scalar_t, kCache>(p, slot, v, lane, divisor);
+      }
     }
     if (!has_next) return;
     token = next;
@@ -436,6 +487,205 @@ __device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t
     position = next_position;
     raw[0] = next_raw[0];
     raw[1] = next_raw[1];
+  }
+}
+
+// ---- KV-only insert, bulk-copy pipeline (sm_90+) ----------------------------------------------
+// Each warp keeps kKvOnlyStages tokens in flight without holding registers for them: lane 0
+// copies a token's kv row and cos/sin row into a per-warp shared-memory stage with the copy
+// engine (cp.async.bulk, one instruction per row), completing on the stage's mbarrier,
+// kKvOnlyStages - 1 tokens ahead of the one being rotated and stored. The slots and positions of
+// 32 tokens at a time are read by one load per lane (lane j: the warp's j-th next token) and
+// broadcast by shuffles, so no token waits for its index loads. Used for the block-scaled
+// formats (kKvOnlyPipelined), whose amax and scale packing the extra tokens in flight hide; the
+// others keep the register loop (insert_kv_strided), which measured as fast or faster for them.
+constexpr int kKvOnlyStages = DSV41GEN_KV_ONLY_STAGES;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+constexpr bool kBulkCopies = true;
+#else
+constexpr bool kBulkCopies = false;  // no copy engine (or the host pass): the register loop
+#endif
+template <CacheKind kCache>
+constexpr bool kKvOnlyPipelined =
+    kBulkCopies && (DSV41GEN_KV_ONLY_PIPELINE == 2 ||
+                    (DSV41GEN_KV_ONLY_PIPELINE == 1 && CacheTraits<kCache>::kLanesPerScale > 0));
+static_assert(kRopePairsPerLane % 4 == 0, "cos/sin are moved as float4");
+
+// One token of one warp, as in memory: the kv row (lane l's two vectors are chunks 2l, 2l + 1),
+// then the cos/sin row.
+template <typename scalar_t>
+struct KvStage {
+  static_assert(kValuesPerLane * sizeof(scalar_t) == 2 * sizeof(uint4), "a lane moves two 16-byte vectors");
+  uint4 kv[2 * kWarpSize];
+  float4 cos_sin[kRopeDim / 4];
+};
+
+// mbarrier helpers (sm_90+): a stage's barrier completes once the bytes it expects have landed.
+__device__ __forceinline__ unsigned shared_address(const void* pointer) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
+}
+
+__device__ __forceinline__ void barrier_init(uint64_t* barrier) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(barrier)) : "memory");
+#endif
+}
+
+__device__ __forceinline__ void barrier_init_fence() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void barrier_expect(uint64_t* barrier, unsigned bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
+               : "memory");
+#endif
+}
+
+__device__ __forceinline__ void barrier_wait(uint64_t* barrier, unsigned parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "WAIT:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT;\n"
+      "}\n" ::"r"(shared_address(barrier)),
+      "r"(parity)
+      : "memory");
+#endif
+}
+
+__device__ __forceinline__ void bulk_copy(void* shared, const void* global, unsigned bytes, uint64_t* barrier) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          shared_address(shared)),
+      "l"(global), "r"(bytes), "r"(shared_address(barrier))
+      : "memory");
+#endif
+}
+
+// Slot and position of the warp's token k = base + lane (slot -1 past the warp's last token).
+struct IndexBatch {
+  int64_t slot;
+  int64_t position;
+};
+
+__device__ __forceinline__ IndexBatch load_index_batch(
+    const RopeKvParams& p, int64_t first, int64_t stride, int64_t count, int64_t base, int lane) {
+  const int64_t k = base + lane;
+  if (k >= count) return IndexBatch{-1, 0};
+  const int64_t token = first + k * stride;
+  return IndexBatch{load_slot(p, token), __ldg(reinterpret_cast<const long long*>(p.position_ids) + token)};
+}
+
+// Lane 0 issues the copies of token (slot, position, kv row) into stage, to complete on barrier;
+// rows with a negative slot are not read.
+template <typename scalar_t>
+__device__ __forceinline__ void issue_kv_stage(const RopeKvParams& p, const scalar_t* kv_row, int64_t slot,
+                                               int64_t position, int lane, KvStage<scalar_t>& stage,
+                                               uint64_t* barrier) {
+  if (slot < 0 || lane != 0) return;  // slot: warp-uniform
+  barrier_expect(barrier, sizeof(stage.kv) + sizeof(stage.cos_sin));
+  bulk_copy(stage.kv, kv_row, sizeof(stage.kv), barrier);
+  bulk_copy(stage.cos_sin, p.cos_sin_cache + position * kRopeDim, sizeof(stage.cos_sin), barrier);
+}
+
+// KV-only insert, pipelined: this warp takes tokens first, first + stride, ... Every lane waits on
+// a stage's barrier before reading it (the barrier's phases alternate, one per copied token); a
+// __syncwarp orders every lane's reads of a stage before lane 0 refills it.
+template <typename scalar_t, CacheKind kCache>
+__device__ __forceinline__ void insert_kv_pipelined(const RopeKvParams& p, int64_t first, int64_t stride, int lane,
+                                                    KvStage<scalar_t> (&stages)[kKvOnlyStages],
+                                                    uint64_t (&barriers)[kKvOnlyStages]) {
+  static_assert(kKvOnlyStages >= 2 && kKvOnlyStages <= kWarpSize, "2 .. 32 stages");
+  if (first >= p.num_tokens) return;
+  if (lane == 0) {
+#pragma unroll
+    for (int i = 0; i < kKvOnlyStages; ++i) barrier_init(&barriers[i]);
+    barrier_init_fence();
+  }
+  __syncwarp();
+  unsigned phases = 0;  // bit i: the parity of stage i's next completion
+  const int64_t count = (p.num_tokens - 1 - first) / stride + 1;
+  const scalar_t* kv = static_cast<const scalar_t*>(p.kv);
+  IndexBatch current = load_index_batch(p, first, stride, count, 0, lane);
+  IndexBatch next = load_index_batch(p, first, stride, count, kWarpSize, lane);
+  // The slot and position of the warp's token j, current batch from base (base <= j < base + 64).
+  const auto index_of = [&](int64_t j, int64_t base) {
+    const int offset = static_cast<int>(j - base);
+    const bool in_next = offset >= kWarpSize;  // warp-uniform
+    const long long slot = in_next ? next.slot : current.slot;
+    const long long position = in_next ? next.position : current.position;
+    return IndexBatch{__shfl_sync(kFullMask, slot, offset % kWarpSize),
+                      __shfl_sync(kFullMask, position, offset % kWarpSize)};
+  };
+  DivisorOf<kCache> divisor{};
+  if constexpr (CacheTraits<kCache>::kPerTensorScale) {
+    divisor = fp8_divisor<CacheTraits<kCache>::kReciprocalScale>(p.fp8_scale);
+  }
+#pragma unroll
+  for (int j = 0; j < kKvOnlyStages - 1; ++j) {
+    if (j < count) {
+      const IndexBatch index = index_of(j, 0);
+      issue_kv_stage(p, kv + (first + j * stride) * kHeadDim, index.slot, index.position, lane, stages[j],
+                     &barriers[j]);
+    }
+  }
+  const int block_shift = (p.cache_block_size & (p.cache_block_size - 1)) == 0 ? __ffs(p.cache_block_size) - 1 : -1;
+  int64_t base = 0;  // k of the current batch's lane 0
+  int stage = 0;     // k % kKvOnlyStages
+  for (int64_t k = 0; k < count; ++k) {
+    if (k - base == kWarpSize) {
+      base += kWarpSize;
+      current = next;
+      next = load_index_batch(p, first, stride, count, base + kWarpSize, lane);
+    }
+    __syncwarp();  // every lane is done with the stage refilled now (token k - 1's)
+    const int64_t j = k + kKvOnlyStages - 1;  // the token whose copies are issued now
+    const int refill = stage == 0 ? kKvOnlyStages - 1 : stage - 1;
+    if (j < count) {
+      const IndexBatch index = index_of(j, base);
+      issue_kv_stage(p, kv + (first + j * stride) * kHeadDim, index.slot, index.position, lane, stages[refill],
+                     &barriers[refill]);
+    }
+    const int64_t slot = __shfl_sync(kFullMask, static_cast<long long>(current.slot), static_cast<int>(k - base));
+    if (slot >= 0) {  // warp-uniform
+      barrier_wait(&barriers[stage], (phases >> stage) & 1u);
+      phases ^= 1u << stage;
+      const KvStage<scalar_t>& s = stages[stage];
+      const uint4 raw[2] = {s.kv[2 * lane], s.kv[2 * lane + 1]};
+      float v[kValuesPerLane];
+      widen<scalar_t>(raw, v);
+      if (lane >= kRopeFirstLane) {
+        float cos_v[kRopePairsPerLane];
+        float sin_v[kRopePairsPerLane];
+#pragma unroll
+        for (int i = 0; i < kRopePairsPerLane; i += 4) {
+          const int pair = (lane - kRopeFirstLane) * kRopePairsPerLane + i;
+          const float4 c = s.cos_sin[pair / 4];
+          const float4 n = s.cos_sin[(kRopeDim / 2 + pair) / 4];
+          cos_v[i] = c.x, cos_v[i + 1] = c.y, cos_v[i + 2] = c.z, cos_v[i + 3] = c.w;
+          sin_v[i] = n.x, sin_v[i + 1] = n.y, sin_v[i + 2] = n.z, sin_v[i + 3] = n.w;
+        }
+        rotate_pairs<CacheTraits<kCache>::kRopeFma>(v, cos_v, sin_v);
+      }
+      const bool pow2 = block_shift >= 0;  // a power-of-two block size: shift and mask
+      const int64_t block = pow2 ? slot >> block_shift : slot / p.cache_block_size;
+      const int64_t in_block = pow2 ? slot & (p.cache_block_size - 1) : slot % p.cache_block_size;
+      if constexpr (kCoalescedRowStore<kCache>) {
+        // The stage is done with (the copy of a later token waits for the __syncwarp at the top
+        // of the loop); the generic-proxy writes are fenced before that copy (async proxy).
+        store_bf16_row_coalesced<kCache>(p, block, in_block, v, lane, stages[stage].kv);
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      } else {
+        store_kv_record<scalar_t, kCache>(p, block, in_block, v, lane, divisor);
+      }
+    }
+    stage = stage == kKvOnlyStages - 1 ? 0 : stage + 1;
   }
 }
 
@@ -521,7 +771,17 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyBlocksPerSm)
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const int64_t global_warp = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + warp;
   wait_for_previous_grid();
-  insert_kv_strided<scalar_t, kCache>(params, global_warp, static_cast<int64_t>(gridDim.x) * kWarpsPerBlock, lane);
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kWarpsPerBlock;
+  if constexpr (kKvOnlyPipelined<kCache>) {
+    __shared__ KvStage<scalar_t> stages[kWarpsPerBlock][kKvOnlyStages];
+    __shared__ uint64_t barriers[kWarpsPerBlock][kKvOnlyStages];
+    insert_kv_pipelined<scalar_t, kCache>(params, global_warp, stride, lane, stages[warp], barriers[warp]);
+  } else if constexpr (kCoalescedRowStore<kCache>) {
+    __shared__ uint4 scratch[kWarpsPerBlock][kHeadDim * sizeof(__nv_bfloat16) / sizeof(uint4)];
+    insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, scratch[warp]);
+  } else {
+    insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, nullptr);
+  }
   allow_next_grid();
 }
 
