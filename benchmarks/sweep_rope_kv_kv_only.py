@@ -1,0 +1,266 @@
+"""Sweep build-time candidates of the KV-only RoPE + KV insert beside vLLM 0.33.0's kernel (issue 12).
+
+    python3 benchmarks/sweep_rope_kv_kv_only.py --build-dir DIR --json OUT.json \
+        [--baseline-core FILE] [--only NAME,...] [--no-check]
+
+Each candidate is V4.1's KV-only instantiations (variant deepseek_v41_kv_<name>), built from
+dsv41gen/kernels/rope_kv_core.cuh with its -D switches (DSV41GEN_KV_ONLY_PIPELINE: which formats
+use the bulk-copy pipeline; DSV41GEN_KV_ONLY_STAGES: its tokens in flight per warp;
+DSV41GEN_KV_ONLY_COALESCED_BF16), or, for "baseline", from the core file given by --baseline-core
+(e.g. `git show 0809817:dsv41gen/kernels/rope_kv_core.cuh`, the kernel before the pipeline).
+The candidates build in parallel processes (--build-one). Every candidate is first compared
+byte for byte with vLLM's kernel (bf16 and fp16 kv where vLLM has a counterpart; fp16's bf16
+fields and a non-power-of-two block size against the baseline instead) on poisoned caches with
+skipped and padded rows; then timed as benchmarks/bench_rope_kv.py times the KV-only op (same
+inputs, bytes and copy figure), each size's candidates and vLLM interleaved over two rounds, the
+faster round kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks"), str(REPO / "tests" / "kernels")]
+
+CANDIDATES = {
+    "baseline": (),  # --baseline-core: the register loop for every format, lane-by-lane stores
+    "default": (),  # the core as it is
+    "register_all": ("-DDSV41GEN_KV_ONLY_PIPELINE=0",),
+    "pipeline_all": ("-DDSV41GEN_KV_ONLY_PIPELINE=2",),
+    "stages3": ("-DDSV41GEN_KV_ONLY_STAGES=3",),
+}
+TOKENS = (16384, 65536, 262144)
+CHECK_TOKENS = (1, 17, 31, 33, 1023, 1025, 4096, 65536, 262144)
+
+
+def load_candidate(name: str, build_root: str, baseline_core: str | None):
+    import importlib.util
+    import types
+
+    from dsv41gen.errors import Diagnostics
+    from dsv41gen.model import _parse_rope_kv
+    from dsv41gen.plan.rope_kv import plan_rope_kv, write_rope_kv
+    from dsv41gen.resolve import Resolver
+
+    spec = Resolver(Diagnostics()).resolve(REPO / "specs" / "deepseek_v41.yaml")
+    kernel = replace(
+        _parse_rope_kv(spec.data["kernels"]["rope_kv_insert"]), num_heads_q_padded=(0,)
+    )
+    variant = f"deepseek_v41_kv_{name}"
+    plan = plan_rope_kv(kernel, variant)
+    src, build = Path(build_root) / "src" / variant, Path(build_root) / variant
+    build.mkdir(parents=True, exist_ok=True)
+    write_rope_kv(plan, src)
+    if name == "baseline":
+        core = src / "csrc" / "rope_kv_core.cuh"
+        text = Path(baseline_core).read_text()
+        if core.read_text() != text:
+            core.write_text(text)
+    package = types.ModuleType(f"_rope_kv_sweep_{variant}")
+    package.__path__ = [str(src)]
+    sys.modules[package.__name__] = package
+    modules = []
+    for module_name in (plan.loader_module, plan.reference_module):
+        full = f"{package.__name__}.{module_name}"
+        module_spec = importlib.util.spec_from_file_location(full, src / f"{module_name}.py")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules[full] = module
+        module_spec.loader.exec_module(module)
+        modules.append(module)
+    loader, reference = modules
+    loader.NVCC_FLAGS = (*loader.NVCC_FLAGS, *CANDIDATES[name])
+    return loader.load(build_directory=str(build)), reference
+
+
+def cache_for(fmt, num_tokens, block_size, g):
+    """Poisoned backing (64 pad bytes per block) and its [blocks, block_size, width] view."""
+    num_blocks = num_tokens // block_size + 3
+    elem = torch.empty((), dtype=fmt.cache_dtype).element_size()
+    block_bytes = block_size * fmt.record_width * elem
+    backing = torch.randint(
+        0, 256, (num_blocks, block_bytes + 64), dtype=torch.uint8, device="cuda", generator=g
+    )
+    view = backing[:, :block_bytes].view(fmt.cache_dtype).view(num_blocks, block_size, -1)
+    return backing, view, num_blocks
+
+
+def run_into(op, backing, fmt, block_size, call):
+    """op on the cache view of backing (its last 64 bytes per block are padding); backing."""
+    kv, slots, positions, cos_sin, scale = call
+    view = backing[:, : backing.shape[1] - 64].view(fmt.cache_dtype)
+    view = view.view(backing.shape[0], block_size, -1)
+    op(kv, view, slots, positions, cos_sin, block_size, scale, fmt.kv_mxfp8)
+    return backing
+
+
+def check_identity(names, ops, oracle, ref) -> dict:
+    """name -> list of failures (empty: byte-identical everywhere checked)."""
+    from test_rope_kv_gpu import cos_sin_cache
+    from test_rope_kv_vllm_gpu import bf16_field_mask, kv_rows
+
+    cos_sin = cos_sin_cache()
+    failures = {n: [] for n in names}
+    cases = 0
+    for fmt in ref.CACHE_FORMATS:
+        for dtype in (torch.bfloat16, torch.float16):
+            for num_tokens in CHECK_TOKENS:
+                for block_size in (64, 48):
+                    if block_size == 48 and num_tokens > 4096:
+                        continue
+                    g = torch.Generator("cuda").manual_seed(num_tokens + block_size)
+                    kv = kv_rows(num_tokens, dtype, g)
+                    backing, _, num_blocks = cache_for(fmt, num_tokens, block_size, g)
+                    pad = min(3, num_tokens // 8)
+                    slots = torch.randperm(num_blocks * block_size, device="cuda", generator=g)
+                    slots = slots[: num_tokens - pad].contiguous()
+                    slots[::13] = -1  # skipped rows
+                    positions = torch.randint(0, 8192, (num_tokens,), device="cuda", generator=g)
+                    scale = torch.tensor([0.37], device="cuda") if fmt.per_tensor_scale else None
+                    call = (kv, slots, positions, cos_sin, scale)
+                    outs = {
+                        n: run_into(
+                            ops[n].fused_deepseek_v4_kv_rope_insert,
+                            backing.clone(),
+                            fmt,
+                            block_size,
+                            call,
+                        )
+                        for n in names
+                    }
+                    vllm = None
+                    if block_size == 64 and not (dtype == torch.float16 and fmt.name == "bf16"):
+                        vllm = run_into(oracle.kv_rope_insert, backing.clone(), fmt, 64, call)
+                    torch.cuda.synchronize()
+                    cases += 1
+                    what = f"{fmt.name} {dtype} {num_tokens} tok block {block_size}"
+                    keep = None
+                    if vllm is not None and dtype == torch.float16 and fmt.bf16_values:
+                        keep = ~bf16_field_mask(fmt, vllm)
+                    for n in names:
+                        if vllm is not None:
+                            a, b = (outs[n], vllm) if keep is None else (outs[n][keep], vllm[keep])
+                            if not torch.equal(a, b):
+                                failures[n].append(f"vs vLLM: {what}")
+                        if "baseline" in outs and not torch.equal(outs[n], outs["baseline"]):
+                            failures[n].append(f"vs baseline: {what}")
+    print(f"identity: {cases} cases; failures: { {n: len(f) for n, f in failures.items()} }")
+    return failures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--baseline-core")
+    parser.add_argument("--json")
+    parser.add_argument("--only", help="comma-separated candidate names")
+    parser.add_argument("--build-one")
+    parser.add_argument("--no-check", action="store_true")
+    args = parser.parse_args()
+    if args.build_one:
+        load_candidate(args.build_one, args.build_dir, args.baseline_core)
+        return
+    names = [n for n in CANDIDATES if not args.only or n in args.only.split(",")]
+    if not args.baseline_core:
+        names = [n for n in names if n != "baseline"]
+    procs = {}
+    for n in names:
+        cmd = [sys.executable, __file__, "--build-dir", args.build_dir, "--build-one", n]
+        if args.baseline_core:
+            cmd += ["--baseline-core", args.baseline_core]
+        procs[n] = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+    for n, proc in procs.items():
+        out, _ = proc.communicate()
+        if proc.returncode:
+            print(f"build of {n} failed:\n{out[-4000:]}")
+            names.remove(n)
+    loaded = {n: load_candidate(n, args.build_dir, args.baseline_core) for n in names}
+    ops = {n: o for n, (o, _) in loaded.items()}
+    ref = next(iter(loaded.values()))[1]
+
+    import vllm_oracle
+    from bench_rope_kv import (
+        BLOCK_SIZE,
+        MAX_SETS,
+        TOUCH_BYTES,
+        copy_bandwidth,
+        kv_bytes,
+        kv_calls,
+        kv_inputs,
+        time_sets,
+        versions,
+    )
+
+    oracle = vllm_oracle.Oracle()
+    failures = {} if args.no_check else check_identity(names, ops, oracle, ref)
+    torch.cuda.empty_cache()
+    g = torch.Generator("cuda").manual_seed(0)
+    max_position = 262144
+    angles = torch.rand(max_position, 32, device="cuda", generator=g) * 6.28
+    cos_sin = torch.cat((angles.cos(), angles.sin()), dim=1).contiguous()
+    copy = copy_bandwidth()
+    copy_gbps = max(copy.values())
+    print(f"device copy: {copy} GB/s")
+    rows = []
+    for fmt in ref.CACHE_FORMATS:
+        for num_tokens in TOKENS:
+            nbytes = kv_bytes(fmt, num_tokens, 64)
+            sets = max(1, min(MAX_SETS, math.ceil(TOUCH_BYTES / nbytes)))
+            inputs = [(*kv_inputs(fmt, num_tokens, max_position, g), cos_sin) for _ in range(sets)]
+            row = {"format": fmt.name, "tokens": num_tokens, "bytes": nbytes, "sets": sets}
+            timings = {n: [] for n in [*names, "vllm"]}
+            for _ in range(2):
+                for n in names:
+                    timings[n].append(
+                        time_sets(kv_calls(ops[n].fused_deepseek_v4_kv_rope_insert, inputs, fmt))
+                    )
+                timings["vllm"].append(time_sets(kv_calls(oracle.kv_rope_insert, inputs, fmt)))
+            for n in names:
+                row[f"{n}_launch"] = list(ops[n]._debug_last_launch())
+            for n, ts in timings.items():
+                us = min(ts)
+                row[f"{n}_us"] = [round(t, 3) for t in ts]
+                row[f"{n}_pct_copy"] = round(100 * nbytes / us / 1e3 / copy_gbps, 1)
+                if n != "vllm":
+                    row[f"{n}_ratio_vs_vllm"] = round(us / min(timings["vllm"]), 3)
+            rows.append(row)
+            print(
+                f"{fmt.name:10s} {num_tokens:7d}: "
+                + "  ".join(f"{n} {row[f'{n}_pct_copy']:5.1f}%" for n in timings)
+                + "  | ratio "
+                + " ".join(f"{n} {row[f'{n}_ratio_vs_vllm']:.3f}" for n in names)
+                + "  | blocks "
+                + " ".join(f"{n} {row[f'{n}_launch'][1]}" for n in names)
+            )
+            del inputs
+            torch.cuda.empty_cache()
+    result = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        **versions(),
+        "block_size": BLOCK_SIZE,
+        "candidates": {n: list(CANDIDATES[n]) for n in names},
+        "copy": copy,
+        "copy_GBps": copy_gbps,
+        "identity_failures": failures,
+        "kv_only_candidates": rows,  # not "kv_only": benchmarks/plot.py plots those
+    }
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    for n in names:
+        bad = failures.get(n, [])
+        print(f"{n}: {'byte-identical' if not bad else f'{len(bad)} FAILURES, e.g. {bad[:3]}'}")
+
+
+if __name__ == "__main__":
+    main()
