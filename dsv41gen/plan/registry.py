@@ -23,10 +23,6 @@ class RegistryEntry:
     source: Comment
 
     @property
-    def target(self) -> str:
-        return f"{self.module}:{self.class_name}"
-
-    @property
     def py(self) -> LiteralView:
         return LiteralView(self)
 
@@ -73,11 +69,6 @@ class RegistryPlan:
     def registered_tables(self) -> tuple[Identifier, ...]:
         """The tables register() walks, in order: every table that has an entry."""
         return tuple(t.name_ident for t in self.tables if t.entries)
-
-    @property
-    def registered_entries(self) -> tuple[RegistryEntry, ...]:
-        """The entries register() registers, in the order it registers them."""
-        return tuple(e for t in self.tables for e in t.entries)
 
 
 def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:
