@@ -257,15 +257,18 @@ def _site_cases(family: Family, sites: tuple[Site, ...]) -> tuple[tuple[str, str
 
 @dataclass(frozen=True)
 class RunnerTests:
-    # The architectures the spec names and one of no variant, when every rule answers them
-    # alike (each case then stands for all of them); empty: each case names its architecture.
-    architectures: tuple[str, ...]
+    architectures: tuple[str, ...]  # every architecture the spec names, and one of no variant
+    # every rule answers each architecture alike: a refused case then stands for all of them
+    architectures_alike: bool
+    modes: tuple[str, ...]  # every final cudagraph mode
+    speculation: tuple[tuple[str | None, bool], ...]  # (method, adaptive verification)
     source: Comment  # the runner sections the cases come from
     # (constant, the spec fields that refuse, exact message): one per distinct refusal
     refusals: tuple[tuple[Identifier, Comment, str], ...]
-    # (use_v2, [architecture,] final mode, method, adaptive verification, refusal or None)
-    cases: tuple[tuple[object, ...], ...]
-    piecewise: tuple[tuple[str, bool], ...]
+    # (use_v2, [architecture,] final mode, method, adaptive verification, refusal): the refused
+    # cases of the runner x architecture x mode x speculation product; every other one passes
+    refused: tuple[tuple[object, ...], ...]
+    piecewise_modes: tuple[str, ...]
     defaults: tuple[tuple[str, bool | None], ...]
 
     @property
@@ -374,16 +377,18 @@ def runner_tests(family: Family, plan: RunnerPlan, sources: SourceMap) -> Runner
         for m, a in speculation
     )
     if alike:
-        cases = tuple(
+        refused = tuple(
             (use_v2, mode.value, m, a, named(answers[(use_v2, architectures[0], mode, m, a)]))
             for use_v2 in (False, True)
             for mode in CudaGraphMode
             for m, a in speculation
+            if answers[(use_v2, architectures[0], mode, m, a)] is not None
         )
     else:
-        cases = tuple(
+        refused = tuple(
             (use_v2, arch, mode.value, m, a, named(refusal))
             for (use_v2, arch, mode, m, a), refusal in answers.items()
+            if refusal is not None
         )
     defaults = [
         (a, runner is ModelRunner.V2)
@@ -394,13 +399,16 @@ def runner_tests(family: Family, plan: RunnerPlan, sources: SourceMap) -> Runner
     if defaults:
         defaults.append((FOREIGN_ARCHITECTURE, None))
     return RunnerTests(
-        tuple(architectures) if alike else (),
+        tuple(architectures),
+        alike,
+        tuple(m.value for m in CudaGraphMode),
+        tuple(speculation),
         Comment.join(
             ", ", dict.fromkeys(sources.ref(v.name, "runner").text for v in family.variants)
         ),
         tuple(refusals),
-        cases,
-        tuple((m.value, m.has_piecewise_cudagraphs) for m in CudaGraphMode),
+        refused,
+        tuple(m.value for m in CudaGraphMode if m.has_piecewise_cudagraphs),
         tuple(defaults),
     )
 
