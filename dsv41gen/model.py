@@ -319,6 +319,7 @@ class WeightSet:
     name: str
     stage_prefix: str  # "mtp.{i}."
     stage_count: StageCount
+    past_count_rejected: bool  # stages_past_count: rejected
     maps_to: StagePrefix
     required: tuple[str, ...]  # per stage
     optional: tuple[str, ...]
@@ -336,6 +337,7 @@ class WeightSet:
             name=name,
             stage_prefix=d["stage_prefix"],
             stage_count=StageCount.parse(d["stage_count"]),
+            past_count_rejected=d.get("stages_past_count", "skipped") == "rejected",
             maps_to=StagePrefix.parse(d["maps_to"]),
             required=tuple(d.get("required", ())),
             optional=tuple(d.get("optional", ())),

@@ -145,6 +145,12 @@ RULES: tuple[Rule, ...] = (
         "checkpoint stage count rule changed",
     ),
     Rule(
+        "checkpoint.weight_sets.*.stages_past_count",
+        ("added", "removed", "changed"),
+        BEHAVIOUR,
+        "what the loader does with stages past the count changed",
+    ),
+    Rule(
         "hf_config*", ("added", "removed", "changed"), COSMETIC, "reference checkpoint config value"
     ),
     Rule("variant.display_name", ("changed",), COSMETIC, "display name (messages) changed"),

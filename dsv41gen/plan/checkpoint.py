@@ -19,6 +19,7 @@ class WeightSetPlan:
     stage_prefix: str
     stage_count_sources: tuple[str, ...]
     stage_count_default: int | None
+    past_count_rejected: bool
     maps_to: tuple[str, str | None, str]  # (head, offset field, tail)
     offset_default: int  # the spec's hf_config value of the offset field (0 without one)
     required: tuple[str, ...]
@@ -87,6 +88,7 @@ def plan_checkpoint(family: Family, sources: SourceMap) -> CheckpointPlan:
                     stage_prefix=ws.stage_prefix,
                     stage_count_sources=ws.stage_count.sources,
                     stage_count_default=ws.stage_count.default,
+                    past_count_rejected=ws.past_count_rejected,
                     maps_to=(ws.maps_to.head, field, ws.maps_to.tail),
                     offset_default=offset,
                     required=ws.required,

@@ -498,4 +498,8 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
             rejected.append((model_type, method, " ".join(names + (at[0] + bad,)), at[0] + bad))
         for derived, _ in ws.derived:
             rejected.append((model_type, method, " ".join(names + (derived,)), derived))
+        stage_weights = ws.required[:1] or sources[:1]
+        if ws.past_count_rejected and stage_weights:  # a stage the engine does not build
+            past = ws.stage_prefix.format(i=count) + stage_weights[0]
+            rejected.append((model_type, method, " ".join(names + (past,)), past))
     return CheckpointTests(tuple(cases), tuple(rejected))

@@ -1026,7 +1026,11 @@ def _generated_checkpoint(case: dict):
             p if s is None else f"{p}#{s}" for p, s in module.parameter_names(mt, method, name, hf)
         )
 
-    return judge, mapped
+    def count(names: list[str]) -> int:
+        weight_set = module.WEIGHT_SETS[module.METHOD_WEIGHT_SETS[(mt, method)]]
+        return module.stage_count(weight_set, names, hf)
+
+    return judge, mapped, count
 
 
 def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
@@ -1050,7 +1054,7 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
         initialize_model_parallel(1, 1)
         for case_id, case in sorted(cases.items()):
             loader = _VllmLoader(case, drafts[case_id], stub)
-            judge, mapped = _generated_checkpoint(case)
+            judge, mapped, count = _generated_checkpoint(case)
             probes = {n: loader.probe(n) for n in _candidates(loader, case)}
             # the complete checkpoint: per parameter (and shard) vLLM loads, one tensor that vLLM
             # maps onto it, the spec's declared name where vLLM maps that one, else the first
@@ -1066,8 +1070,13 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                 for target in probe.get("ok", []):
                     chosen.setdefault(target, name)
             full = sorted(set(chosen.values()))
+            model, _ = loader._fresh()
+            stages = sum(isinstance(m, stub) for m in model.modules())  # the layers vLLM built
             answer = {
-                "full": {"vllm": loader.load(full), "generated": judge(full)},
+                "full": {
+                    "vllm": {**loader.load(full), "stages": stages},
+                    "generated": {**judge(full), "stages": count(full)},
+                },
                 "mapped": {
                     "vllm": {n: probes[n] for n in full},
                     "generated": {n: {"ok": mapped(n)} for n in full},
@@ -1075,6 +1084,7 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                 "each_removed": {"vllm": {}, "generated": {}},
                 "renamed": {"vllm": {}, "generated": {}},
                 "rejected": {"vllm": {}, "generated": {}},
+                "past_count": {"vllm": {}, "generated": {}},
             }
             for name in full:
                 kept = [n for n in full if n != name]
@@ -1100,6 +1110,19 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                     "probe": loader.probe(name),
                 }
                 answer["rejected"]["generated"][name] = judge(full + [name])
+            # each stage tensor moved to the first stage vLLM did not build, and that stage's
+            # decoder-block tensor (the stub's stacked attn.wkv)
+            past = {f"{head}{stages}.attn.wkv.weight"}
+            for name in full:
+                index, _, rest = name[len(head) :].partition(".")
+                if name.startswith(head) and index.isdigit():
+                    past.add(f"{head}{stages}.{rest}")
+            for name in sorted(past):
+                answer["past_count"]["vllm"][name] = {
+                    **loader.load(full + [name]),
+                    "probe": loader.probe(name),
+                }
+                answer["past_count"]["generated"][name] = judge(full + [name])
             answers[case_id] = answer
     return answers
 
