@@ -39,14 +39,24 @@ FOREIGN_ARCHITECTURE = "LlamaForCausalLM"
 PER_ROUND = 3
 
 
+# The methods a generated backend class may define itself (OVERRIDABLE in the tests).
+OVERRIDABLE = (
+    "get_name",
+    "get_supported_kernel_block_sizes",
+    "supports_device_cpu_query_lens_mismatch",
+    "supported_kv_cache_layouts",
+)
+
+
 @dataclass(frozen=True)
 class BackendTests:
+    overridable: tuple[str, ...]
     families: tuple[int | None, ...]  # every capability family, and a device of none
     # (class, block sizes on a device of any other family, {family: its own})
     block_size_cases: tuple[tuple[str, list[int], dict[int, list[int]]], ...]
     names: tuple[tuple[str, str], ...]
     parents: tuple[tuple[str, str], ...]  # (class, family parent) only
-    overrides: tuple[tuple[str, tuple[str, ...]], ...]
+    overrides: tuple[tuple[str, tuple[str, ...] | Identifier], ...]  # Identifier: OVERRIDABLE
     rocm_classes: tuple[str, ...]
     layouts: tuple[tuple[str, tuple[str, ...]], ...]  # (class, KVCacheLayout member names)
     sparse_cases: tuple[tuple[str, list[int], dict[int, list[int]]], ...]  # by registered name
@@ -97,8 +107,12 @@ def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
             own.append("supports_device_cpu_query_lens_mismatch")
         if c.kv_cache_layouts:
             own.append("supported_kv_cache_layouts")
-        overrides.append((c.class_name, tuple(own)))
+        # a class that defines every one of them: the row says so by name
+        overrides.append(
+            (c.class_name, Identifier("OVERRIDABLE") if tuple(own) == OVERRIDABLE else tuple(own))
+        )
     return BackendTests(
+        overridable=OVERRIDABLE,
         families=tuple(families),
         block_size_cases=tuple(cases),
         names=tuple((c.class_name, c.name) for c in plan.classes),
