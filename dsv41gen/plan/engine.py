@@ -131,3 +131,24 @@ EAGLE_STYLE_FALLBACK = UnhookableSite(
     "the older _is_deepseek_v4_eagle is gone; 0.33.0 asks nothing about an eagle-style "
     "fallback for this family",
 )
+
+
+# vllm/config/speculative.py: MTPModelTypes, the MTP draft model_types; SpeculativeConfig's
+# __post_init__ rewrites every one but "mtp" itself to "mtp" (logging that it is deprecated).
+MTP_MODEL_TYPES = (
+    "deepseek_mtp", "dots3_note_mtp", "mimo_mtp", "mimo_v2_mtp", "glm4_moe_mtp",
+    "glm4_moe_lite_mtp", "glm_ocr_mtp", "ernie_mtp", "nemotron_h_mtp", "exaone_moe_mtp",
+    "exaone4_5_mtp", "qwen3_next_mtp", "qwen4_exp_mtp", "qwen3_5_mtp", "longcat_flash_mtp",
+    "bailing_hybrid_v3_mtp", "minimax_m3_mtp", "bailing_hybrid_mtp", "mtp", "kimi_k3_mtp",
+    "pangu_ultra_moe_mtp", "step3p5_mtp", "step5_mtp", "hy_v3_mtp", "hy_v4_mtp", "gemma4_mtp",
+    "inkling_mtp", "glm5_next_mtp",
+)  # fmt: skip
+# SpeculativeMethod, the type of SpeculativeConfig.method, flattened in its order: pydantic
+# rejects any other name (a literal_error on `method`) before __post_init__ runs.
+SPECULATIVE_METHODS = (
+    ("ngram", "draft_model", "suffix", "custom_class", "eagle", "eagle3", "extract_hidden_states")
+    + MTP_MODEL_TYPES
+    + ("dflash", "ngram_gpu", "dspark")
+)
+# The pydantic dataclass whose `method` field rejects the name (the error's title).
+SPECULATIVE_CONFIG_TITLE = "SpeculativeConfig"

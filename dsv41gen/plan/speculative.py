@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..codegen_values import Comment, Identifier, PyCode, PyLiteral, PyMessage
 from ..model import Divisibility, Family, ForbiddenMethod, Method, Variant
 from .dispatch import Site, family_methods, model_type_test, plan_sites
+from .engine import MTP_MODEL_TYPES, SPECULATIVE_CONFIG_TITLE, SPECULATIVE_METHODS, VLLM_VERSION
 from .messages import with_display_name
 from .sources import SourceMap
 
@@ -130,6 +131,23 @@ class SpeculativePlan:
         """The methods whose draft quantization some variant ties to the target's."""
         names = {s.name for s in self.sites}
         return tuple(m for m in self.methods if f"{m.method}_target_quantization" in names)
+
+    @property
+    def vllm_version(self) -> PyCode:
+        return PyCode(VLLM_VERSION)
+
+    @property
+    def engine_methods_py(self) -> PyLiteral:
+        """The engine's method names, space-separated (none has a space)."""
+        return PyLiteral(" ".join(SPECULATIVE_METHODS))
+
+    @property
+    def mtp_aliases_py(self) -> PyLiteral:
+        return PyLiteral(" ".join(m for m in MTP_MODEL_TYPES if m != "mtp"))
+
+    @property
+    def method_title_py(self) -> PyLiteral:
+        return PyLiteral(SPECULATIVE_CONFIG_TITLE)
 
     @property
     def missing_default_message(self) -> PyLiteral:

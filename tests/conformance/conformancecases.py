@@ -357,4 +357,84 @@ def checkpoint_cases() -> dict[str, dict]:
                         "stage_head": weight_set.stage_prefix.split("{i}")[0],
                         **_declared_names(weight_set, 8),
                     }
+
+
+# Names vLLM 0.33.0 does not know: the spec language's own methods it lacks (medusa,
+# mlp_speculator), another case, separator and whitespace, and the empty name.
+UNKNOWN_METHODS = ("MTP", "deepseek-mtp", "mtp ", "", "eagle2", "foo")
+
+
+def speculative_method_cases() -> dict[str, dict]:
+    """Every target variant x every method name vLLM 0.33.0's SpeculativeConfig knows
+    (dsv41gen's engine facts; test_speculative_methods checks them against the wheel), every
+    method the spec language names and UNKNOWN_METHODS."""
+    from dsv41gen.plan.engine import SPECULATIVE_METHODS
+
+    names = list(SPECULATIVE_METHODS)
+    names += [m.value for m in Method if m.value not in names]
+    names += [m for m in UNKNOWN_METHODS if m not in names]
+    cases: dict[str, dict] = {}
+    for family in families():
+        for variant in family.variants:
+            judged = sorted(
+                {m.method.value for m in variant.methods}
+                | {f.method.value for f in variant.forbidden}
+            )
+            for method in names:
+                cases[f"{variant.name}:{method!r}"] = {
+                    "package": family.name,
+                    "method": method,
+                    "hf_config": hf_config_changes(variant),
+                    "judged": judged,
+                }
+    return cases
+
+
+def vllm_binding_cases() -> dict[str, dict]:
+    """What was tests/wiring/test_vllm_binding.py (skipped where vLLM is absent), in the
+    conformance venv: the package bound to vLLM's own objects; each indexer backend's parent,
+    name and block sizes per capability family, its engine parent and its KV-cache layouts
+    as vLLM's negotiation reads them; every forbidden method's message in vLLM's source; and
+    CUDAGraphMode's piecewise semantics per mode."""
+    cases: dict[str, dict] = {}
+    for family in families():
+        cases[f"{family.name}:bound"] = {"check": "bound", "package": family.name}
+        for mode in CudaGraphMode:
+            cases[f"{family.name}:cudagraph:{mode.value}"] = {
+                "check": "cudagraph_mode",
+                "package": family.name,
+                "mode": mode.value,
+            }
+        for variant in family.variants:
+            for b in variant.backends:
+                if b.kind.value != "indexer":
+                    continue
+                for cap in (90, 100, 120):
+                    cases[f"{b.key}:sm{cap}"] = {
+                        "check": "indexer_backend",
+                        "package": family.name,
+                        "key": b.key,
+                        "family": cap,
+                    }
+                if b.parent_module:
+                    cases[f"{b.key}:engine_parent"] = {
+                        "check": "engine_parent",
+                        "package": family.name,
+                        "key": b.key,
+                        "module": b.parent_module,
+                        "parent": b.parent,
+                    }
+                if b.supported_kv_cache_layouts:
+                    cases[f"{b.key}:kv_cache_layouts"] = {
+                        "check": "kv_cache_layouts",
+                        "package": family.name,
+                        "key": b.key,
+                    }
+            for f in variant.forbidden:
+                cases[f"{variant.name}:forbidden:{f.method.value}"] = {
+                    "check": "forbidden_message_in_vllm",
+                    "package": family.name,
+                    "model_type": variant.model_type,
+                    "method": f.method.value,
+                }
     return cases

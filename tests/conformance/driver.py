@@ -455,6 +455,78 @@ def site_quantization(cases: dict[str, dict]) -> dict[str, dict]:
     return answers
 
 
+# -- speculative method names: what SpeculativeConfig makes of every name ------------------------
+
+
+def site_speculative_methods(cases: dict[str, dict]) -> dict[str, dict]:
+    """A real SpeculativeConfig per (target, method name), with vLLM's __post_init__ wrapped to
+    record the method it settled on (an MTP draft model_type becomes "mtp"). A name pydantic
+    rejects never reaches __post_init__: its ValidationError is the outcome. For a method the
+    target's spec judges, the whole construction's outcome is compared with validate_method."""
+    import tempfile
+    import typing
+
+    from vllm.config import ParallelConfig, SpeculativeConfig
+    from vllm.config import speculative as engine
+
+    def flat(literal) -> list[str]:
+        return [
+            n for a in typing.get_args(literal) for n in ([a] if isinstance(a, str) else flat(a))
+        ]
+
+    seen: list[str] = []
+    original = SpeculativeConfig.__post_init__
+
+    def recording(self):
+        try:
+            return original(self)
+        finally:
+            seen.append(self.method)
+
+    SpeculativeConfig.__post_init__ = recording
+    root = tempfile.mkdtemp(prefix="dsv41gen-conformance-")
+    targets: dict[str, object] = {}
+    answers: dict[str, dict] = {
+        "__wheel__": {
+            "methods": flat(engine.SpeculativeMethod),
+            "mtp_model_types": flat(engine.MTPModelTypes),
+        }
+    }
+    for case_id, case in sorted(cases.items()):
+        key = json.dumps(case["hf_config"], sort_keys=True)
+        if key not in targets:
+            targets[key] = _model_config(_write_config(root, f"s{len(targets)}", case["hf_config"]))
+        speculative = importlib.import_module(f"{case['package']}.speculative")
+        mt = case["hf_config"]["model_type"]
+        seen.clear()
+        built = engine_outcome(
+            lambda case=case, key=key: (
+                SpeculativeConfig(
+                    method=case["method"],
+                    num_speculative_tokens=1,
+                    target_model_config=targets[key],
+                    target_parallel_config=ParallelConfig(),
+                )
+                and None
+            )
+        )
+        vllm = {"name": {"ok": seen[-1]} if seen else built}
+        if seen and seen[-1] in case["judged"]:
+            vllm["refusal"] = built
+        answers[case_id] = {
+            "vllm": vllm,
+            "generated": {
+                "name": outcome(lambda case=case, sp=speculative: sp.engine_method(case["method"])),
+                "refusal": outcome(
+                    lambda case=case, sp=speculative, mt=mt: sp.validate_method(mt, case["method"])
+                ),
+            },
+            "vllm_other_error": None if "ok" in built or "refusal" in vllm else built,
+        }
+    SpeculativeConfig.__post_init__ = original
+    return answers
+
+
 # -- KV cache planning: vLLM's is_state_bucket closure -------------------------------------------
 # vLLM 0.33.0 decides whether a bucket is a state bucket in a closure nested in
 # vllm.v1.core.kv_cache_planning._get_packed_kv_cache_groups; its one free variable is
@@ -786,6 +858,90 @@ def site_compress_ratio(cases: dict[str, dict]) -> dict[str, dict]:
                 "generated": outcome(ours),
             }
     return answers
+
+
+# -- the package bound to vLLM (was tests/wiring/test_vllm_binding.py) ---------------------------
+
+
+def _vllm_binding_case(case: dict) -> dict:
+    package = case["package"]
+    binding = importlib.import_module(f"{package}._binding")
+    check = case["check"]
+    if check == "bound":
+        from vllm.config.compilation import CUDAGraphMode
+
+        return {
+            "vllm": {"ok": [True, True]},
+            "generated": {"ok": [binding.VLLM_AVAILABLE, binding.CUDAGraphMode is CUDAGraphMode]},
+        }
+    if check == "cudagraph_mode":
+        from vllm.config.compilation import CUDAGraphMode
+
+        mode = case["mode"]
+        return {
+            "vllm": outcome(lambda: getattr(CUDAGraphMode, mode).has_piecewise_cudagraphs()),
+            "generated": outcome(
+                lambda: getattr(binding.CUDAGraphMode, mode).has_piecewise_cudagraphs()
+            ),
+        }
+    if check == "forbidden_message_in_vllm":
+        import inspect
+
+        from vllm.config import speculative as engine
+
+        source = " ".join(inspect.getsource(engine).split()).replace('" "', "")
+        speculative = importlib.import_module(f"{package}.speculative")
+        message = outcome(lambda: speculative.validate_method(case["model_type"], case["method"]))
+        return {
+            "vllm": {"ok": True},
+            "generated": {"ok": "raises" in message and message["message"] in source},
+        }
+    backends = importlib.import_module(f"{package}.backends")
+    generated = getattr(backends, case["key"])
+    if check == "indexer_backend":
+        real = _engine_indexer_class(case["key"])
+        family = case["family"]
+        import vllm.v1.attention.backends.mla.indexer as indexer
+
+        platform = indexer.current_platform
+        saved = (platform.is_device_capability_family, backends.device_is_capability_family)
+        platform.is_device_capability_family = lambda f: f == family
+        backends.device_is_capability_family = lambda f: f == family
+        try:
+
+            def answers(cls):
+                return {
+                    "parent": cls.__bases__[0].__name__,
+                    "name": cls.get_name(),
+                    "block_sizes": _block_sizes(cls.get_supported_kernel_block_sizes()),
+                }
+
+            return {
+                "vllm": outcome(lambda: answers(real)),
+                "generated": outcome(lambda: answers(generated)),
+            }
+        finally:
+            platform.is_device_capability_family, backends.device_is_capability_family = saved
+    if check == "engine_parent":
+        parent = getattr(importlib.import_module(case["module"]), case["parent"])
+        return {"vllm": {"ok": True}, "generated": outcome(lambda: issubclass(generated, parent))}
+    if check == "kv_cache_layouts":
+        from vllm.v1.attention.backends import utils
+
+        real = _engine_indexer_class(case["key"])
+        return {
+            "vllm": outcome(
+                lambda: [m.name for m in utils.get_supported_kv_cache_layouts((real,))]
+            ),
+            "generated": outcome(
+                lambda: [m.name for m in utils.get_supported_kv_cache_layouts((generated,))]
+            ),
+        }
+    raise LookupError(check)
+
+
+def site_vllm_binding(cases: dict[str, dict]) -> dict[str, dict]:
+    return {case_id: _vllm_binding_case(case) for case_id, case in sorted(cases.items())}
 
 
 # -- _binding against a vLLM that lacks a name ----------------------------------------------------
@@ -1136,6 +1292,8 @@ SITES: dict[str, Callable[[dict[str, dict]], dict[str, dict]]] = {
     "speculative": site_speculative,
     "quantization": site_quantization,
     "kv_state_bucket": site_kv_state_bucket,
+    "vllm_binding": site_vllm_binding,
+    "speculative_methods": site_speculative_methods,
     "compress_ratio": site_compress_ratio,
     "checkpoint": site_checkpoint,
 }
