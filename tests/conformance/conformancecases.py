@@ -357,6 +357,7 @@ def checkpoint_cases() -> dict[str, dict]:
                         "stage_head": weight_set.stage_prefix.split("{i}")[0],
                         **_declared_names(weight_set, 8),
                     }
+    return cases
 
 
 # Names vLLM 0.33.0 does not know: the spec language's own methods it lacks (medusa,
