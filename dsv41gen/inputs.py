@@ -64,6 +64,8 @@ def generator_hash() -> str:
     output must not restamp every file) but recorded in the MANIFEST, so the no-op fast path
     never vouches for output that a changed generator might render differently."""
     parts: list[bytes] = []
-    for path in _tree_files(_PACKAGE_DIR, "*.py"):
+    # The kernel sources too: a generated module stamps their digest (kernels/runtime.py).
+    kernels = [p for p in _tree_files(_PACKAGE_DIR / "kernels", "*") if p.suffix != ".py"]
+    for path in _tree_files(_PACKAGE_DIR, "*.py") + kernels:
         parts += [path.relative_to(_PACKAGE_DIR).as_posix().encode(), path.read_bytes()]
     return short_hash(*parts)

@@ -50,7 +50,7 @@ RULES = {
     "tests": "plan.tests: generated tests pin each generated validator on both sides of every boundary",
     "mxfp8": "plan.mxfp8: one Triton module per distinct MX format of the family (exact scale arithmetic, reciprocal scaling)",
     "markers": "plan.markers: every family package is typed (py.typed, PEP 561) and marked generated for GitHub (.gitattributes: linguist-generated)",
-    "rope_kv": "plan.rope_kv: one CUDA family per distinct kernels.rope_kv_insert section; instantiations exactly for the spec's kNumHeadsQPadded set",
+    "rope_kv": "plan.rope_kv: one CUDA extension per distinct kernels.rope_kv_insert section, built from dsv41gen's kernel sources and this configuration; instantiations exactly for the spec's kNumHeadsQPadded set",
 }
 
 
@@ -189,13 +189,12 @@ def _kernel_files(family: Family, sources: SourceMap, package: str) -> list[Outp
         plan = _planned(
             plan_rope_kv, (kernel, variant), sources, variant, "kernels", "rope_kv_insert"
         )
+        # The kernels themselves are dsv41gen's kernel sources (dsv41gen/kernels), compiled and
+        # imported from the installed dsv41gen: only the variant's configuration is generated.
         for source in plan.sources:
-            path = f"{package}/{source.path}"
-            if source.shared and any(f.path == path for f in files):
-                continue  # one copy per family: the first variant's rendering is every variant's
             context = source_context(plan, source)
-            owners = () if source.shared else (variant,)
-            files.append(_file(path, source.template, "rope_kv", owners, **context))
+            path = f"{package}/{source.path}"
+            files.append(_file(path, source.template, "rope_kv", (variant,), **context))
     return files
 
 
