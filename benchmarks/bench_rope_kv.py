@@ -31,7 +31,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import types
 from dataclasses import replace
 from pathlib import Path
 
@@ -74,20 +73,14 @@ def load_variant(variant: str, build_root: str | None, streaming: bool = False):
     else:
         src, build = Path(tempfile.mkdtemp(prefix=f"rope_kv_{variant}_")), None
     write_rope_kv(plan, src)
-    # The sources directory as a package: a variant's reference imports the family's shared
-    # one relatively.
-    package = types.ModuleType(f"_rope_kv_src_{variant}")
-    package.__path__ = [str(src)]
-    sys.modules[package.__name__] = package
-    modules = []
-    for name in (plan.loader_module, plan.reference_module):
-        full = f"{package.__name__}.{name}"
-        module_spec = importlib.util.spec_from_file_location(full, src / f"{name}.py")
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[full] = module  # dataclasses look their module up by name
-        module_spec.loader.exec_module(module)
-        modules.append(module)
-    loader, reference = modules
+    # The variant's one generated module: its loader and reference configuration (it compiles
+    # and imports dsv41gen's kernel sources, dsv41gen/kernels).
+    name = f"_rope_kv_src_{plan.module}"
+    module_spec = importlib.util.spec_from_file_location(name, src / f"{plan.module}.py")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module  # dataclasses look their module up by name
+    module_spec.loader.exec_module(module)
+    loader = reference = module
     return plan, loader.load(build_directory=str(build) if build else None), reference
 
 

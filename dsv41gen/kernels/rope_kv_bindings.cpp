@@ -230,8 +230,8 @@ CacheKind select_cache(const at::Tensor& kv, const at::Tensor& k_cache,
              " cache pass kv_mxfp8=" + (other.kind == CacheKind::kMxfp8 ? "True" : "False");
     }
   }
-  TORCH_CHECK(k_cache.size(2) == width, "k_cache.size(2) must be ", message_arg(width),
-              " for the ", format.name, " cache format (", format.description, "), got ",
+  TORCH_CHECK(k_cache.size(2) == width, "k_cache.size(2) must be ", message_arg(width), " for the ",
+              format.name, " cache format (", format.description, "), got ",
               message_arg(k_cache.size(2)), hint);
   const bool pointer_aligned = reinterpret_cast<uintptr_t>(k_cache.data_ptr()) % kVectorBytes == 0;
   if (format.layout != RecordLayout::kPlainRow) {

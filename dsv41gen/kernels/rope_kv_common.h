@@ -15,7 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #ifndef DSV41GEN_ROPE_KV_NAMESPACE
-#error "include a variant's generated rope_kv_config.h, which names its namespace"
+  #error "include a variant's generated rope_kv_config.h, which names its namespace"
 #endif
 
 namespace DSV41GEN_ROPE_KV_NAMESPACE::rope_kv {

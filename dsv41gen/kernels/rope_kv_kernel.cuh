@@ -49,7 +49,7 @@ struct ScalarOps<__half> {
 // One explicit instantiation of the launcher (and so of its kernels), inside the variant's
 // namespace in a generated rope_kv_inst_h*.cu unit: (ScalarKind, kNumHeadsQPadded, kApplyQNorm,
 // CacheKind) enumerators and values.
-#define ROPE_KV_INSTANTIATE(scalar, heads, norm, cache)                                        \
-  template cudaError_t                                                                        \
+#define ROPE_KV_INSTANTIATE(scalar, heads, norm, cache)                                         \
+  template cudaError_t                                                                          \
   launch_rope_kv_insert<ScalarTypeOf<ScalarKind::scalar>::type, heads, norm, CacheKind::cache>( \
       const RopeKvParams&, GridChoice, cudaStream_t)

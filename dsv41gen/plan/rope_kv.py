@@ -388,8 +388,8 @@ class RopeKvPlan:
         return PyLiteral(self.extension_name)
 
     @property
-    def units_py(self) -> PyLiteral:
-        return PyLiteral(tuple(u.file_name for u in self.units))
+    def units_py(self) -> tuple[PyLiteral, ...]:
+        return tuple(PyLiteral(u.file_name) for u in self.units)
 
     @property
     def kernel_digest_py(self) -> PyLiteral:

@@ -244,8 +244,9 @@ def test_an_mxfp8_cache_without_fp8_ds_mla_builds(specs_copy, run_cli, tmp_path)
     (specs_copy / V41).write_text(v41)
     result = run_cli("build", f"specs/{V41}", "--out", "out")
     assert result.rc == 0, result.output
-    bindings = (tmp_path / "out/deepseek_v4/csrc/deepseek_v41/rope_kv_bindings.cpp").read_text()
-    assert "fp8_ds_mla" not in bindings
+    config = (tmp_path / "out/deepseek_v4/csrc/deepseek_v41/rope_kv_config.h").read_text()
+    assert "fp8_ds_mla" not in config and "kFp8DsMla" not in config
+    assert "CacheKind::kMxfp8};" in config
 
 
 # --- the output tree is input too: a repository's generated/ directory can hold anything -----

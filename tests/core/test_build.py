@@ -31,8 +31,9 @@ def test_build_writes_package_and_reports(specs_copy, run_cli, tmp_path):
         cpp = rel.endswith((".cu", ".cuh", ".h", ".cpp"))
         prefix = "//" if cpp else "#"
         # A file of V4's own kernels comes from V4's spec alone; the rest from the family's.
-        own = rel.startswith(f"{PKG}/csrc/deepseek_v4/") or rel.startswith(
-            (f"{PKG}/rope_kv_deepseek_v4_", f"{PKG}/mxfp8")
+        own = (
+            rel.startswith((f"{PKG}/csrc/deepseek_v4/", f"{PKG}/mxfp8"))
+            or rel == f"{PKG}/rope_kv_deepseek_v4.py"
         )
         specs = (
             "specs/deepseek_v4.yaml" if own else "specs/deepseek_v4.yaml, specs/deepseek_v41.yaml"

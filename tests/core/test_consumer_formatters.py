@@ -123,7 +123,7 @@ def test_consumer_formatters_change_nothing_and_check_stays_clean(consumer, tmp_
 
     # The formatting really is the configured one (not merely something the tools accept).
     python = after["deepseek_v4/registry.py"].decode()
-    cuda = after["deepseek_v4/csrc/rope_kv_core.cuh"].decode()
+    cuda = after["deepseek_v4/csrc/deepseek_v41/rope_kv_config.h"].decode()
     widest_cuda = max(len(line) for line in cuda.splitlines())
     if case == "own-style":
         assert "f'{module}:{class_name}'" in python  # quote-style = "single"

@@ -48,3 +48,31 @@ def test_the_runtime_module_imports_only_the_standard_library():
         )
     }
     assert imported - {"__future__", "dsv41gen"} <= set(sys.stdlib_module_names)
+
+
+GENERATED = runtime.KERNELS_DIR.parents[1] / "generated"
+
+
+@pytest.mark.parametrize("edited", ["rope_kv_core.cuh", "rope_kv_bindings.cpp"])
+def test_a_generated_module_refuses_changed_kernel_sources_at_import(tmp_path, monkeypatch, edited):
+    """The generated rope_kv_<variant> module checks the installed kernel sources when it is
+    imported: one edited byte (here in a copy of the kernels directory) stops the import."""
+    import importlib
+    import shutil
+    import sys
+
+    pytest.importorskip("torch")
+    kernels = tmp_path / "kernels"
+    shutil.copytree(runtime.KERNELS_DIR, kernels)
+    (kernels / edited).write_bytes((kernels / edited).read_bytes() + b"// edited\n")
+    monkeypatch.syspath_prepend(str(GENERATED))
+    for name in ("deepseek_v4.rope_kv_deepseek_v41", "deepseek_v4"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    importlib.import_module("deepseek_v4.rope_kv_deepseek_v41")  # the installed sources: fine
+    monkeypatch.delitem(sys.modules, "deepseek_v4.rope_kv_deepseek_v41")
+    monkeypatch.setattr(runtime, "KERNELS_DIR", kernels)
+    with pytest.raises(runtime.KernelSourceMismatch) as raised:
+        importlib.import_module("deepseek_v4.rope_kv_deepseek_v41")
+    message = str(raised.value)
+    assert message.startswith("deepseek_v4.rope_kv_deepseek_v41 was generated for dsv41gen")
+    assert edited in message and "Run `dsv41gen build`" in message

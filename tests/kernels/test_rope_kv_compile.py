@@ -1,9 +1,10 @@
-"""The generated CUDA of the fused RoPE + KV insert compiles, and holds exactly the spec's set.
+"""The CUDA of the fused RoPE + KV insert compiles, and holds exactly the spec's set.
 
-nvcc builds the torch-free units (kernels, launchers, explicit instantiations, dispatch) for
-sm_90a, and sm_100a where this nvcc supports it, through scripts/nvcc_compile.sh, the script CI
-runs. The kernel symbols are read back from the objects: device entry points with cuobjdump
-(the toolkit's, or the one Triton's wheel ships), host-side stubs with nm.
+nvcc builds the torch-free units (a variant's generated instantiation lists against its
+rope_kv_config.h, and dsv41gen's dispatch, with the kernels from dsv41gen/kernels) for sm_90a,
+and sm_100a where this nvcc supports it, through scripts/nvcc_compile.sh, the script CI runs. The
+kernel symbols are read back from the objects: device entry points with cuobjdump (the
+toolkit's, or the one Triton's wheel ships), host-side stubs with nm.
 """
 
 from __future__ import annotations
@@ -16,10 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from dsv41gen.kernels.runtime import KERNELS_DIR
+
 NVCC = shutil.which("nvcc")
 pytestmark = pytest.mark.skipif(NVCC is None, reason="nvcc is not installed")
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "nvcc_compile.sh"
+COMMON_H = KERNELS_DIR / "rope_kv_common.h"
 KERNEL = re.compile(
     r"rope_kv_insert_kernel<(\w+), (\d+), (true|false), \([\w:]+::CacheKind\)(\d+)>"
 )
@@ -43,7 +47,7 @@ def nvcc_supports_sm100() -> bool:
 
 
 def compile_units(src: Path, out: Path, targets: str | None = None) -> dict[str, tuple[float, int]]:
-    cmd = [str(SCRIPT), "-j", "2", str(src), str(out)]
+    cmd = [str(SCRIPT), "-j", "2", "-k", str(KERNELS_DIR), str(src), str(out)]
     if targets:
         cmd[1:1] = ["-a", targets]
     run = subprocess.run(cmd, capture_output=True, text=True)
@@ -60,14 +64,23 @@ def demangle(names: list[str]) -> list[str]:
     return out.stdout.splitlines()
 
 
+def cache_kinds() -> list[str]:
+    """CacheKind's enumerators in value order, read off the kernel sources' declaration."""
+    match = re.search(r"enum class CacheKind \{([^}]*)\}", COMMON_H.read_text())
+    assert match, COMMON_H
+    return [name.strip() for name in match.group(1).split(",") if name.strip()]
+
+
 def parse_kernels(demangled: list[str], plan) -> set[tuple[str, int, bool, str]]:
     scalars = {s.mangled_name: s.spec_name for s in plan.scalars}
+    by_enumerator = {c.enumerator: c.spec_name for c in plan.caches}
+    kinds = cache_kinds()
     found = set()
     for line in demangled:
         for m in KERNEL.finditer(line):
             scalar, heads, norm, cache = m.groups()
             found.add(
-                (scalars[scalar], int(heads), norm == "true", plan.caches[int(cache)].spec_name)
+                (scalars[scalar], int(heads), norm == "true", by_enumerator[kinds[int(cache)]])
             )
     return found
 
@@ -156,14 +169,12 @@ def test_removing_a_value_from_the_spec_removes_its_kernels(
     plan = plan_rope_kv(kernel, "deepseek_v41")
     rope_kv_renderer(tmp_path, plan)
     src = tmp_path / plan.csrc_dir
-    assert sorted(p.name for p in src.glob("*.cu")) == [
-        "rope_kv_dispatch.cu",
-        "rope_kv_inst_h0.cu",
-        "rope_kv_inst_h16.cu",
-    ]
+    assert sorted(p.name for p in src.glob("*.cu")) == ["rope_kv_inst_h0.cu", "rope_kv_inst_h16.cu"]
     table = compile_units(src, tmp_path / "obj", "90a")
     objects = [tmp_path / "obj" / f"{n}.o" for n in table]
     found = device_kernels(objects, plan)["sm_90a"]
     assert found == expected(plan)
     assert {(k[1], k[2]) for k in found} == {(0, False), (16, True)}
-    assert "(compiled instantiations: 0, 16)." in (src / "rope_kv_dispatch.cu").read_text()
+    config = (src / "rope_kv_config.h").read_text()
+    assert 'kNumHeadsQPaddedText[] = "0, 16";' in config
+    assert "kApplyQNormFalse = false;" in config and "kApplyQNormTrue = true;" in config

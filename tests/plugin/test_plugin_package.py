@@ -86,7 +86,10 @@ def test_the_wheel_carries_the_package_and_its_entry_point(package, tmp_path):
     assert sorted(p.relative_to(package) for p in package.rglob("*")) == before
     names = zipfile.ZipFile(wheel).namelist()
     assert "deepseek_v4/plugin.py" in names and "deepseek_v4/speculative.py" in names
-    assert "deepseek_v4/csrc/rope_kv_core.cuh" in names
+    # the kernels' per-variant configuration; the kernels are dsv41gen's (a dependency)
+    assert "deepseek_v4/csrc/deepseek_v41/rope_kv_config.h" in names
+    assert "deepseek_v4/rope_kv_deepseek_v41.py" in names
+    assert not any(name.endswith("rope_kv_core.cuh") for name in names)
     assert not any(name.startswith("deepseek_v4/tests/") for name in names)
     (entry_points,) = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     text = zipfile.ZipFile(wheel).read(entry_points).decode()

@@ -105,7 +105,7 @@ SAMPLES = [
         "plan.binding",
     ),
     (
-        "csrc/deepseek_v41/rope_kv_common.h",
+        "csrc/deepseek_v41/rope_kv_config.h",
         "constexpr int kNopeDim",
         "deepseek_v4.yaml",
         "nope_dim: 448",
@@ -113,7 +113,7 @@ SAMPLES = [
         "plan.rope_kv",
     ),
     (
-        "csrc/deepseek_v41/rope_kv_dispatch.cu",
+        "csrc/deepseek_v41/rope_kv_config.h",
         "kernels.rope_kv_insert.num_heads_q_padded: the compiled",
         "deepseek_v4.yaml",
         "num_heads_q_padded: [",
