@@ -155,7 +155,7 @@ def _planned(planner, args: tuple, sources: SourceMap, variant: str, *path: str)
     surfaces as an internal error naming the section, not as a spec error."""
     try:
         return planner(*args)
-    except ValueError as error:
+    except (ValueError, AssertionError) as error:
         where = sources.location(variant, *path)
         raise AssertionError(
             f"validation admitted {'.'.join(path)} ({where}) but its planner refused it: {error}"

@@ -44,6 +44,10 @@ def test_wheel_builds_and_generates_the_same_tree(tmp_path):
         for p in (REPO / "templates").rglob("*.j2")
     }
     assert templates == on_disk
+    # The kernel sources: generated packages compile and import them from the installed dsv41gen
+    kernels = REPO / "dsv41gen" / "kernels"
+    assert {f"dsv41gen/kernels/{p.name}" for p in kernels.iterdir() if p.is_file()} <= names
+    assert {"dsv41gen/kernels/rope_kv_core.cuh", "dsv41gen/kernels/rope_kv_bindings.cpp"} <= names
 
     target = tmp_path / "site"
     subprocess.run(

@@ -48,8 +48,8 @@ def mxfp8_plan():
 
 
 def import_rendered(directory: Path, name: str):
-    """directory/name.py, imported as a module of a package made of ``directory``, so that its
-    relative imports resolve (a variant's reference configures the family's shared one)."""
+    """directory/name.py, imported as a module of a package made of ``directory`` (so that a
+    rendered module's relative imports would resolve, as in the generated package)."""
     import hashlib
     import types
 
@@ -104,8 +104,9 @@ def mxfp8_tiles(kernel_device) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# Fused RoPE + KV insert (CUDA): every file of the family rendered from the spec's plan into a
-# temp directory, in the layout the build writes (csrc/<variant>/..., rope_kv_<variant>_*.py).
+# Fused RoPE + KV insert (CUDA): each variant's configuration rendered from the spec's plan into
+# a temp directory, in the layout the build writes (csrc/<variant>/..., rope_kv_<variant>.py);
+# the kernels, dispatch, bindings, loader and reference's arithmetic are dsv41gen/kernels.
 # ---------------------------------------------------------------------------------------------
 ROPE_KV_VARIANTS = ("deepseek_v4", "deepseek_v41")
 
@@ -210,7 +211,7 @@ def rope_kv_rendered(tmp_path_factory, rope_kv_plans) -> dict:
 
 @pytest.fixture(scope="session")
 def rope_kv_references(rope_kv_rendered, rope_kv_plans) -> dict:
-    """variant -> the imported pure-torch reference module."""
+    """variant -> its imported rope_kv_<variant> module (the pure-torch reference, configured)."""
     return {
         v: _import_rendered(rope_kv_rendered[v], rope_kv_plans[v].reference_module)
         for v in rope_kv_plans

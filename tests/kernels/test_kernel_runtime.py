@@ -76,3 +76,40 @@ def test_a_generated_module_refuses_changed_kernel_sources_at_import(tmp_path, m
     message = str(raised.value)
     assert message.startswith("deepseek_v4.rope_kv_deepseek_v41 was generated for dsv41gen")
     assert edited in message and "Run `dsv41gen build`" in message
+
+
+def test_the_generator_hash_covers_the_kernel_sources(tmp_path, monkeypatch):
+    """The MANIFEST's generator hash: a kernel source edit changes the generated digest, so the
+    no-op fast path must not vouch for the old tree."""
+    import shutil
+
+    from dsv41gen import inputs
+
+    package = tmp_path / "dsv41gen"
+    shutil.copytree(runtime.KERNELS_DIR.parent, package, ignore=shutil.ignore_patterns("__py*"))
+    monkeypatch.setattr(inputs, "_PACKAGE_DIR", package)
+    before = inputs.generator_hash()
+    core = package / "kernels" / NAME
+    core.write_bytes(core.read_bytes() + b"// edited\n")
+    assert inputs.generator_hash() != before
+
+
+def test_kernel_sources_never_import_the_compiler():
+    """No import cycle: the runtime half imports the standard library, torch and itself only,
+    never the compiler (dsv41gen.plan imports it, not the other way round)."""
+    import ast
+    import sys
+
+    allowed = set(sys.stdlib_module_names) | {"__future__", "torch"}
+    for path in sorted(runtime.KERNELS_DIR.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                ok = name.split(".")[0] in allowed or name == "dsv41gen"
+                assert ok or name.startswith("dsv41gen.kernels"), (path.name, name)

@@ -1,5 +1,5 @@
 """The per-tensor fp8 KV insert divides by the scale as RN32(x * RN64(1 / scale)) in double (see
-fp8_divide in the generated rope_kv_kernel.cuh). These CPU tests check that arithmetic itself
+fp8_divide in dsv41gen/kernels/rope_kv_core.cuh). These CPU tests check that arithmetic itself
 against IEEE float division, with numpy's correctly rounded float64 and float32 operations in the
 roles of __drcp_rn, __dmul_rn and __double2float_rn: random bit patterns over the whole float
 range, quotients that land on or next to float rounding boundaries, and every special value.

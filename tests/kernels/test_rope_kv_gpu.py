@@ -1,7 +1,8 @@
 """GPU tests of the fused RoPE + KV insert: byte-exact against the generated torch reference.
 
-The extension is built once per session from the sources rendered by the conftest fixtures (set
-ROPE_KV_BUILD_DIR to reuse a build across processes). Every check compares whole buffers byte
+The extension is built once per session from dsv41gen's kernel sources (dsv41gen/kernels) and
+each variant's configuration rendered by the conftest fixtures (set ROPE_KV_BUILD_DIR to reuse a
+build across processes). Every check compares whole buffers byte
 for byte: the paged cache's backing memory (padding between blocks included, poisoned with random
 bytes first), q_out (poisoned with random bits first), and kv before / after.
 """
