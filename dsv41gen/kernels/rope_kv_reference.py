@@ -39,6 +39,12 @@ from dataclasses import dataclass
 import torch
 
 LANES = 32  # one warp owns one row
+# k_cache's dtype by its spec name (cache_formats.*.cache_dtype)
+CACHE_DTYPES = {
+    "uint8": torch.uint8,
+    "bfloat16": torch.bfloat16,
+    "float8_e4m3fn": torch.float8_e4m3fn,
+}
 
 
 def fma(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:

@@ -91,7 +91,6 @@ STREAMING_ACCESSES = False
 class ScalarPlan:
     spec_name: str  # "bfloat16"
     enumerator: str  # ScalarKind enumerator of rope_kv_common.h: "kBFloat16"
-    torch_dtype: str  # "torch.bfloat16"
     mangled_name: str  # how the C++ type appears in a demangled symbol
 
     @property
@@ -106,7 +105,6 @@ class CachePlan:
     enumerator: str  # CacheKind enumerator of rope_kv_common.h: "kFp8DsMla"
     cache_dtype: str  # spec scalar name of k_cache's dtype
     cache_dtype_enumerator: str  # CacheDtype enumerator: "kUint8"
-    cache_torch_dtype: str  # "torch.uint8"
     record_width: int  # k_cache.size(2)
     bytes_per_token: int
     fp8_values: int
@@ -165,8 +163,8 @@ class CachePlan:
         return PyLiteral(self.spec_name)
 
     @property
-    def torch_dtype_py(self) -> PyCode:
-        return PyCode(self.cache_torch_dtype)
+    def cache_dtype_py(self) -> PyLiteral:
+        return PyLiteral(self.cache_dtype)
 
     @property
     def layout_cpp(self) -> CppCode:
@@ -398,16 +396,16 @@ class RopeKvPlan:
 
 # --- helpers ------------------------------------------------------------------------------------
 
-# input dtype -> (ScalarKind enumerator, torch dtype, the C++ type as a symbol names it)
+# input dtype -> (ScalarKind enumerator, the C++ type as a symbol names it)
 _SCALARS = {
-    ScalarType.BFLOAT16: ("kBFloat16", "torch.bfloat16", "__nv_bfloat16"),
-    ScalarType.FLOAT16: ("kHalf", "torch.float16", "__half"),
+    ScalarType.BFLOAT16: ("kBFloat16", "__nv_bfloat16"),
+    ScalarType.FLOAT16: ("kHalf", "__half"),
 }
-# cache dtype -> (CacheDtype enumerator, torch dtype)
+# cache dtype -> CacheDtype enumerator
 _CACHE_DTYPES = {
-    ScalarType.UINT8: ("kUint8", "torch.uint8"),
-    ScalarType.BFLOAT16: ("kBFloat16", "torch.bfloat16"),
-    ScalarType.FLOAT8_E4M3FN: ("kFloat8E4m3fn", "torch.float8_e4m3fn"),
+    ScalarType.UINT8: "kUint8",
+    ScalarType.BFLOAT16: "kBFloat16",
+    ScalarType.FLOAT8_E4M3FN: "kFloat8E4m3fn",
 }
 _CACHE_ENUMERATORS = {
     CacheFormatKind.FP8_DS_MLA: "kFp8DsMla",
@@ -496,7 +494,7 @@ def _reciprocal_scale(scaling: PerTensorScaling | None) -> bool:
 def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: int) -> CachePlan:
     """One cache format. validate.py (_check_cache_format, _check_cache_numerics and
     check_rope_kv_capabilities) guarantees everything asserted here."""
-    dtype_enumerator, torch_dtype = _CACHE_DTYPES[fmt.cache_dtype]
+    dtype_enumerator = _CACHE_DTYPES[fmt.cache_dtype]
     data_bytes = fmt.fp8_values + 2 * fmt.bf16_values
     packed = fmt.layout is not PackedLayout.NONE
     num_scales = fmt.fp8_values // fmt.scale_group if fmt.scale_group else 0
@@ -539,7 +537,6 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
         enumerator=_CACHE_ENUMERATORS[fmt.kind],
         cache_dtype=fmt.cache_dtype.value,
         cache_dtype_enumerator=dtype_enumerator,
-        cache_torch_dtype=torch_dtype,
         record_width=fmt.record_width,
         bytes_per_token=fmt.bytes_per_token,
         fp8_values=fmt.fp8_values,
@@ -603,8 +600,8 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
     scalars = []
     for dt in kernel.input_dtypes:
         assert dt in caps.input_dtypes, dt
-        enumerator, torch_name, mangled = _SCALARS[dt]
-        scalars.append(ScalarPlan(dt.value, enumerator, torch_name, mangled))
+        enumerator, mangled = _SCALARS[dt]
+        scalars.append(ScalarPlan(dt.value, enumerator, mangled))
     caches = tuple(_plan_cache(f, kernel, values_per_lane) for f in kernel.cache_formats)
     assert len({c.kind for c in caches}) == len(caches), caches
     for dtype in {c.cache_dtype for c in caches}:
