@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import math
-from pathlib import Path
 
 import jinja2
 import jinja2.ext
@@ -245,20 +244,12 @@ def environment() -> jinja2.Environment:
 
 
 def render(template_name: str, **context: object) -> str:
-    """Render one template with the given plan objects. A name under ``kernels/`` is an
-    ordinary source file (dsv41gen/kernels), copied verbatim: nothing in it is rendered."""
-    if template_name.startswith("kernels/"):
-        assert not context, f"{template_name} is copied verbatim: it takes no plan"
-        return kernel_source(template_name)
+    """Render one template with the given plan objects. (Kernel sources are never rendered nor
+    copied: generated code compiles and imports them from the installed dsv41gen.)"""
     try:
         return environment().get_template(template_name).render(**context)
     except CodegenValueError as error:
         raise TemplateValueError(f"templates/{template_name}: {error}") from error
-
-
-def kernel_source(name: str) -> str:
-    """The text of dsv41gen/<name>, an ordinary kernel source file."""
-    return (Path(__file__).resolve().parent / name).read_text(encoding="utf-8")
 
 
 def render_files(files, spec_files_of, settings, license_header: tuple[str, ...]) -> dict[str, str]:
