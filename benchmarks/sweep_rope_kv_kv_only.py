@@ -45,9 +45,9 @@ CHECK_TOKENS = (1, 17, 31, 33, 1023, 1025, 4096, 65536, 262144)
 
 def load_candidate(name: str, build_root: str, baseline_core: str | None):
     import importlib.util
-    import types
 
     from dsv41gen.errors import Diagnostics
+    from dsv41gen.kernels import rope_kv_loader
     from dsv41gen.model import _parse_rope_kv
     from dsv41gen.plan.rope_kv import plan_rope_kv, write_rope_kv
     from dsv41gen.resolve import Resolver
@@ -61,25 +61,35 @@ def load_candidate(name: str, build_root: str, baseline_core: str | None):
     src, build = Path(build_root) / "src" / variant, Path(build_root) / variant
     build.mkdir(parents=True, exist_ok=True)
     write_rope_kv(plan, src)
+    # The kernel sources are dsv41gen/kernels; the baseline compiles a copy of them whose core is
+    # --baseline-core (left untouched when unchanged, so its build is reused).
+    kernels = rope_kv_loader.KERNELS_DIR
     if name == "baseline":
-        core = src / "csrc" / "rope_kv_core.cuh"
-        text = Path(baseline_core).read_text()
-        if core.read_text() != text:
-            core.write_text(text)
-    package = types.ModuleType(f"_rope_kv_sweep_{variant}")
-    package.__path__ = [str(src)]
-    sys.modules[package.__name__] = package
-    modules = []
-    for module_name in (plan.loader_module, plan.reference_module):
-        full = f"{package.__name__}.{module_name}"
-        module_spec = importlib.util.spec_from_file_location(full, src / f"{module_name}.py")
-        module = importlib.util.module_from_spec(module_spec)
-        sys.modules[full] = module
-        module_spec.loader.exec_module(module)
-        modules.append(module)
-    loader, reference = modules
-    loader.NVCC_FLAGS = (*loader.NVCC_FLAGS, *CANDIDATES[name])
-    return loader.load(build_directory=str(build)), reference
+        kernels = src / "kernels"
+        kernels.mkdir(exist_ok=True)
+        for source in sorted(rope_kv_loader.KERNELS_DIR.iterdir()):
+            if source.suffix not in (".h", ".cuh", ".cu", ".cpp"):
+                continue
+            core = source.name == "rope_kv_core.cuh"
+            text = Path(baseline_core).read_text() if core else source.read_text()
+            target = kernels / source.name
+            if not target.is_file() or target.read_text() != text:
+                target.write_text(text)
+    full = f"_rope_kv_sweep_{plan.module}"
+    module_spec = importlib.util.spec_from_file_location(full, src / f"{plan.module}.py")
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[full] = module
+    module_spec.loader.exec_module(module)
+    ops = rope_kv_loader.load(
+        extension_name=module.EXTENSION_NAME,
+        namespace=plan.namespace,
+        csrc_dir=module.CSRC_DIR,
+        units=module.UNITS,
+        build_directory=str(build),
+        kernels_dir=kernels,
+        extra_cuda_flags=CANDIDATES[name],
+    )
+    return ops, module
 
 
 def cache_for(fmt, num_tokens, block_size, g):

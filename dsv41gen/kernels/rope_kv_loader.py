@@ -49,9 +49,9 @@ def arch_flags(capability: tuple[int, int]) -> list[str]:
     return [f"-gencode=arch=compute_{arch}{suffix},code=sm_{arch}{suffix}"]
 
 
-def sources(csrc_dir: Path, units: Sequence[str]) -> list[str]:
+def sources(csrc_dir: Path, units: Sequence[str], kernels_dir: Path = KERNELS_DIR) -> list[str]:
     """Every source of one variant's extension: the generic ones, then the variant's units."""
-    return [str(KERNELS_DIR / name) for name in GENERIC_SOURCES] + [
+    return [str(kernels_dir / name) for name in GENERIC_SOURCES] + [
         str(csrc_dir / name) for name in units
     ]
 
@@ -64,18 +64,23 @@ def load(
     units: Sequence[str],
     build_directory: str | None = None,
     verbose: bool = False,
+    kernels_dir: Path = KERNELS_DIR,
+    extra_cuda_flags: Sequence[str] = (),
 ):
-    """Compile (or reuse) the extension for the current CUDA device and return its op namespace."""
+    """Compile (or reuse) the extension for the current CUDA device and return its op namespace.
+
+    kernels_dir and extra_cuda_flags are for experiments on the kernels (benchmarks/
+    sweep_rope_kv_kv_only.py: a copy of the sources, -D switches of rope_kv_core.cuh)."""
     import torch
     from torch.utils import cpp_extension
 
     capability = torch.cuda.get_device_capability()
-    files = sources(csrc_dir, units)
+    files = sources(csrc_dir, units, kernels_dir)
     # The first build compiles every source with nvcc (a minute or more): say so instead of
     # staying silent; later loads reuse torch's build cache and return at once.
     print(
         f"{extension_name}: loading for sm_{capability[0]}{capability[1]}; the first time this "
-        f"compiles {len(files)} CUDA sources from {csrc_dir} and {KERNELS_DIR} (a minute or "
+        f"compiles {len(files)} CUDA sources from {csrc_dir} and {kernels_dir} (a minute or "
         "more; verbose=True shows nvcc's commands)",
         file=sys.stderr,
         flush=True,
@@ -83,9 +88,9 @@ def load(
     cpp_extension.load(
         name=extension_name,
         sources=files,
-        extra_include_paths=[str(csrc_dir), str(KERNELS_DIR)],
+        extra_include_paths=[str(csrc_dir), str(kernels_dir)],
         extra_cflags=["-O3"],
-        extra_cuda_cflags=[*NVCC_FLAGS, *arch_flags(capability)],
+        extra_cuda_cflags=[*NVCC_FLAGS, *extra_cuda_flags, *arch_flags(capability)],
         build_directory=build_directory,
         verbose=verbose,
         is_python_module=False,
