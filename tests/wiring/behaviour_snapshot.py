@@ -113,6 +113,9 @@ def snapshot(package: str, matrix: dict) -> dict:
             record(f"dispatch.{name}", getattr(dispatch, name), mt)
 
     spec = mods["speculative"]
+    # vLLM's names (an MTP draft model_type, the spec language's medusa it lacks) and a typo
+    for method in (*METHODS, "deepseek_mtp", "MTP"):
+        record("speculative.engine_method", spec.engine_method, method)
     for mt, method in itertools.product(mts, METHODS):
         record("speculative.validate_method", spec.validate_method, mt, method)
         for hf in matrix["hf_configs"]:
