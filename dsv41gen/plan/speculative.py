@@ -138,12 +138,12 @@ class SpeculativePlan:
 
     @property
     def engine_methods_py(self) -> PyLiteral:
-        """The engine's method names, space-separated (none has a space)."""
-        return PyLiteral(" ".join(SPECULATIVE_METHODS))
+        """The engine's method names, as a tuple literal (in vLLM's order)."""
+        return PyLiteral(tuple(SPECULATIVE_METHODS))
 
     @property
     def mtp_aliases_py(self) -> PyLiteral:
-        return PyLiteral(" ".join(m for m in MTP_MODEL_TYPES if m != "mtp"))
+        return PyLiteral(tuple(m for m in MTP_MODEL_TYPES if m != "mtp"))
 
     @property
     def method_title_py(self) -> PyLiteral:
