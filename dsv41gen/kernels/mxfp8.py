@@ -176,6 +176,9 @@ def _quantize_kernel(
     VALUE_NAN: tl.constexpr = FMT.VALUE_NAN
     VALUE_TYPE: tl.constexpr = FMT.VALUE_TYPE
     CACHE: tl.constexpr = HINTS.STORE_CACHE
+    # Bound to a constexpr name before a call passes it on: Triton 3.6 hands a NamedTuple
+    # field read inside a call's arguments to the callee as a plain str, and fails to compile.
+    EVICTION: tl.constexpr = HINTS.LOAD_EVICTION
     # The grid covers the (padded) scale extents; rows >= M and columns >= K load as zeros,
     # which is exactly what padding scales must hold (an all-zero block has sb == SCALE_MIN).
     NUM_BLOCKS: tl.constexpr = BLOCK_K // BLOCK_SIZE
@@ -186,7 +189,7 @@ def _quantize_kernel(
     rows3 = rows.to(tl.int64)[:, None, None]
     mask = (rows3 < M) & (cols < K)
     x_ptrs = x_ptr + pid_b * stride_x_batch + rows3 * stride_x_row + cols
-    bits = _load_fp32_bits(x_ptrs, mask, DTYPE, HINTS.LOAD_EVICTION)
+    bits = _load_fp32_bits(x_ptrs, mask, DTYPE, EVICTION)
 
     # amax on bit patterns: |x| orders like its bits, NaN above inf above every finite value.
     amax = tl.maximum(tl.max(bits & FP32_ABS_MASK, axis=2), AMAX_FLOOR_BITS)
@@ -254,6 +257,7 @@ def _dequantize_kernel(
     SCALE_BIAS: tl.constexpr = FMT.SCALE_BIAS
     VALUE_TYPE: tl.constexpr = FMT.VALUE_TYPE
     EVICTION: tl.constexpr = HINTS.LOAD_EVICTION
+    CACHE: tl.constexpr = HINTS.STORE_CACHE  # a constexpr name for the call below (Triton 3.6)
     NUM_BLOCKS: tl.constexpr = BLOCK_K // BLOCK_SIZE
     pid_b = tl.program_id(2).to(tl.int64)
     rows = tl.program_id(1) * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -281,7 +285,7 @@ def _dequantize_kernel(
     factor_lo = ((exp_lo + FP32_BIAS) << FP32_MANT_BITS).to(tl.float32, bitcast=True)
     value = value * factor_hi[:, :, None] * factor_lo[:, :, None]
     out_bits = tl.where(nan, FP32_QNAN_BITS, value.to(tl.int32, bitcast=True))
-    _store_from_fp32_bits(out_ptr + offsets, out_bits, mask, DTYPE, HINTS.STORE_CACHE)
+    _store_from_fp32_bits(out_ptr + offsets, out_bits, mask, DTYPE, CACHE)
 
 
 # the value dtypes the kernels implement, by name -> (torch dtype, triton.language dtype)
