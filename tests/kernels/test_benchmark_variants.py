@@ -49,7 +49,7 @@ def quantized(mxfp8_module, kernel_device):
 
 @pytest.mark.parametrize("variant", sorted(ablate_mxfp8_dequant.VARIANTS))
 def test_ablation_variants_build_and_run(
-    mxfp8_module, mxfp8_reference_module, quantized, tmp_path, variant
+    mxfp8_module, mxfp8_reference_module, quantized, kernel_device, tmp_path, variant
 ):
     removals = ablate_mxfp8_dequant.VARIANTS[variant]
     ops = ablate_mxfp8_dequant.variant_ops(tmp_path, variant, removals, mxfp8_module)
@@ -60,5 +60,8 @@ def test_ablation_variants_build_and_run(
     same = (out.view(torch.int16) == want.view(torch.int16)) | (out.isnan() & want.isnan())
     if not removals:
         assert bool(same.all())
-    elif "no_nan" in removals:
+    elif "no_nan" in removals and kernel_device == "cpu":
+        # Only the interpreter widens the e4m3 NaN code to a finite +-480; on the GPU the code
+        # widens to NaN itself (and quantize writes a NaN block as NaN codes throughout), so
+        # there the select's removal is invisible in the result and only its time can show.
         assert not bool(same.all()), "without the NaN select the NaN block must come out finite"
