@@ -568,6 +568,8 @@ class KvCache:
     unsupported_compress_ratio_message: str | None
     # what a ratio outside compress_ratios raises (None: not stated; ValueError where a message is)
     unsupported_compress_ratio_error: str | None
+    # the layer constructor checks max(floor, the config's ratio) (None: the ratio as it is)
+    compress_ratio_floor: int | None = None
 
     @staticmethod
     def parse(d: dict) -> KvCache:
@@ -609,6 +611,7 @@ class KvCache:
             tuple(d.get("compress_ratios", ())),
             d.get("unsupported_compress_ratio_message"),
             d.get("unsupported_compress_ratio_error"),
+            d.get("compress_ratio_floor"),
         )
 
 

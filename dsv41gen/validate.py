@@ -865,6 +865,14 @@ def _compress_ratio_message_fields(spec: ResolvedSpec, report: Report) -> None:
 
     kv_cache = spec.data.get("kv_cache", {})
     message = kv_cache.get("unsupported_compress_ratio_message")
+    checked = message is not None or "unsupported_compress_ratio_error" in kv_cache
+    if "compress_ratio_floor" in kv_cache and not checked:
+        report(
+            ("kv_cache", "compress_ratio_floor"),
+            "compress_ratio_floor applies to the compress-ratio check, which this spec does not "
+            "generate: set kv_cache.unsupported_compress_ratio_error (and compress_ratios), or "
+            "delete the floor",
+        )
     if message is None:
         if "unsupported_compress_ratio_error" in kv_cache and "compress_ratios" not in kv_cache:
             report(

@@ -18,6 +18,15 @@ class CompressRatioCheck:
     error: Identifier  # a builtin exception class (the schema's enum)
     message: PyMessage | None  # validation allowed no fields but {layer_id}, {compress_ratio}
     source: Comment
+    floor: int | None = None  # kv_cache.compress_ratio_floor: the layer uses max(floor, ratio)
+    floor_source: Comment | None = None
+
+    @property
+    def checked_ratio(self) -> PyCode:
+        """The ratio the layer constructor checks: the config's, or max(floor, it)."""
+        if self.floor is None:
+            return PyCode("compress_ratio")
+        return PyCode.format("max({}, compress_ratio)", PyLiteral(self.floor))
 
     @property
     def model_type_py(self) -> PyLiteral:
@@ -118,6 +127,10 @@ def _compress_ratio_check(v: Variant, sources: SourceMap) -> CompressRatioCheck:
         Identifier(kv.unsupported_compress_ratio_error or "ValueError"),
         compress_ratio_message(message, v.display_name) if message else None,
         sources.ref(v.name, "kv_cache", field),
+        kv.compress_ratio_floor,
+        sources.ref(v.name, "kv_cache", "compress_ratio_floor")
+        if kv.compress_ratio_floor is not None
+        else None,
     )
 
 

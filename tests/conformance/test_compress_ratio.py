@@ -24,23 +24,8 @@ from conformancecases import compress_ratio_cases
 
 CASES = compress_ratio_cases()
 
-# vLLM 0.33.0's V4 layer takes max(1, the config's ratio): a negative ratio is a plain sliding
-# window there, and no compressor checks it. The spec language has no clamp: compress_ratios
-# lists the ratios accepted as they are, so the generated check rejects -1. README, limitations.
-# strict: the day vLLM rejects a negative ratio, this fails.
-CLAMPED = pytest.mark.xfail(
-    strict=True, reason="vLLM 0.33.0's V4 layer clamps a ratio below 1 to 1 (max(1, ratio))"
-)
 
-
-def _marks(case: dict) -> list:
-    clamped = case["engine_package"] == "vllm.models.deepseek_v4" and case["ratio"] < 0
-    return [CLAMPED] if clamped else []
-
-
-@pytest.mark.parametrize(
-    "case_id", [pytest.param(c, marks=_marks(CASES[c])) for c in sorted(CASES)]
-)
+@pytest.mark.parametrize("case_id", sorted(CASES))
 def test_compress_ratio_check_is_vllms(driver, case_id):
     answer = driver.run("compress_ratio", CASES)[case_id]
     assert answer["generated"] == answer["vllm"]
