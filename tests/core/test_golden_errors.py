@@ -619,6 +619,13 @@ specs/deepseek_v4.yaml:@kv_cache:@:1: kv_cache.compress_ratios: unsupported_comp
 """,
     ),
     (
+        "compress_ratio_floor_without_the_check",
+        [(V4, "  unsupported_compress_ratio_error: AssertionError\n", "")],
+        """
+specs/deepseek_v4.yaml:@compress_ratio_floor: 1@:3: kv_cache.compress_ratio_floor: compress_ratio_floor applies to the compress-ratio check, which this spec does not generate: set kv_cache.unsupported_compress_ratio_error (and compress_ratios), or delete the floor
+""",
+    ),
+    (
         "compress_ratios_deleted_message_kept",
         [(V41, "  compress_ratios: [0, 1, 2] # 0: pure SWA", "  compress_ratios: !delete")],
         """
