@@ -361,13 +361,14 @@ class WeightSet:
 
 
 class Method(enum.Enum):
+    """The speculative methods a spec may wire, all names vLLM 0.33.0's SpeculativeConfig knows
+    (medusa and mlp_speculator were the language's once; 0.33.0 rejects both)."""
+
     MTP = "mtp"
     DSPARK = "dspark"
     EAGLE = "eagle"
     EAGLE3 = "eagle3"
     NGRAM = "ngram"
-    MEDUSA = "medusa"
-    MLP_SPECULATOR = "mlp_speculator"
     DRAFT_MODEL = "draft_model"
     SUFFIX = "suffix"
 

@@ -360,9 +360,9 @@ def checkpoint_cases() -> dict[str, dict]:
     return cases
 
 
-# Names vLLM 0.33.0 does not know: the spec language's own methods it lacks (medusa,
+# Names vLLM 0.33.0 does not know: the methods the spec language once had (medusa,
 # mlp_speculator), another case, separator and whitespace, and the empty name.
-UNKNOWN_METHODS = ("MTP", "deepseek-mtp", "mtp ", "", "eagle2", "foo")
+UNKNOWN_METHODS = ("medusa", "mlp_speculator", "MTP", "deepseek-mtp", "mtp ", "", "eagle2", "foo")
 
 
 def speculative_method_cases() -> dict[str, dict]:

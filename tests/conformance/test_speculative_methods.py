@@ -14,7 +14,7 @@ model_type (``deepseek_mtp``, ``glm4_moe_mtp``, ...) into ``mtp``. The driver
   checks of eagle, ngram, ... are not the family's).
 
 Matrix: every target variant x every name vLLM 0.33.0 knows, every method the spec language
-names (medusa and mlp_speculator are not vLLM 0.33.0's) and ``UNKNOWN_METHODS``.
+names and ``UNKNOWN_METHODS`` (medusa and mlp_speculator among them).
 """
 
 from __future__ import annotations

@@ -619,6 +619,13 @@ specs/deepseek_v4.yaml:@kv_cache:@:1: kv_cache.compress_ratios: unsupported_comp
 """,
     ),
     (
+        "a_method_vllm_0_33_does_not_know",
+        [(V4, "  methods:\n    mtp:\n", "  methods:\n    medusa: {}\n    mtp:\n")],
+        """
+specs/deepseek_v4.yaml:@    medusa: {}@:5: speculative.methods.medusa: unknown field 'medusa'; allowed: draft_model, dspark, eagle, eagle3, mtp, ngram, suffix
+""",
+    ),
+    (
         "compress_ratio_floor_without_the_check",
         [(V4, "  unsupported_compress_ratio_error: AssertionError\n", "")],
         """
