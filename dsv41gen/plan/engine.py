@@ -145,10 +145,10 @@ MTP_MODEL_TYPES = (
 )  # fmt: skip
 # SpeculativeMethod, the type of SpeculativeConfig.method, flattened in its order: pydantic
 # rejects any other name (a literal_error on `method`) before __post_init__ runs.
-SPECULATIVE_METHODS = (
-    ("ngram", "draft_model", "suffix", "custom_class", "eagle", "eagle3", "extract_hidden_states")
-    + MTP_MODEL_TYPES
-    + ("dflash", "ngram_gpu", "dspark")
-)
+METHODS_BEFORE_MTP = (
+    "ngram", "draft_model", "suffix", "custom_class", "eagle", "eagle3", "extract_hidden_states",
+)  # fmt: skip
+METHODS_AFTER_MTP = ("dflash", "ngram_gpu", "dspark")
+SPECULATIVE_METHODS = METHODS_BEFORE_MTP + MTP_MODEL_TYPES + METHODS_AFTER_MTP
 # The pydantic dataclass whose `method` field rejects the name (the error's title).
 SPECULATIVE_CONFIG_TITLE = "SpeculativeConfig"

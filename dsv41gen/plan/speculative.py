@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from ..codegen_values import Comment, Identifier, PyCode, PyLiteral, PyMessage
 from ..model import Divisibility, Family, ForbiddenMethod, Method, Variant
 from .dispatch import Site, family_methods, model_type_test, plan_sites
-from .engine import MTP_MODEL_TYPES, SPECULATIVE_CONFIG_TITLE, SPECULATIVE_METHODS, VLLM_VERSION
+from .engine import (
+    METHODS_AFTER_MTP,
+    METHODS_BEFORE_MTP,
+    MTP_MODEL_TYPES,
+    SPECULATIVE_CONFIG_TITLE,
+    VLLM_VERSION,
+)
 from .messages import with_display_name
 from .sources import SourceMap
 
@@ -137,13 +143,17 @@ class SpeculativePlan:
         return PyCode(VLLM_VERSION)
 
     @property
-    def engine_methods_py(self) -> PyLiteral:
-        """The engine's method names, as a tuple literal (in vLLM's order)."""
-        return PyLiteral(tuple(SPECULATIVE_METHODS))
+    def methods_before_mtp_py(self) -> PyLiteral:
+        """SpeculativeMethod's names before its MTPModelTypes part (vLLM's order)."""
+        return PyLiteral(METHODS_BEFORE_MTP)
 
     @property
-    def mtp_aliases_py(self) -> PyLiteral:
-        return PyLiteral(tuple(m for m in MTP_MODEL_TYPES if m != "mtp"))
+    def mtp_model_types_py(self) -> PyLiteral:
+        return PyLiteral(MTP_MODEL_TYPES)
+
+    @property
+    def methods_after_mtp_py(self) -> PyLiteral:
+        return PyLiteral(METHODS_AFTER_MTP)
 
     @property
     def method_title_py(self) -> PyLiteral:
