@@ -386,6 +386,16 @@ class Divisibility(enum.Enum):
     ALWAYS = "always"
 
 
+class NumSpeculativeTokensDefault(enum.Enum):
+    """Where num_speculative_tokens comes from when a request gives none."""
+
+    TOKENS_PER_ROUND = "tokens_per_round"  # the draft's n_predict
+    DRAFT_CONFIG_FIELDS = "draft_config_fields"  # the first set default_sources field
+    # No default applies: the engine fails on such a request (vLLM 0.33.0's MTP compares the
+    # unset value with its warning threshold first), so the generated code refuses it.
+    NONE = "none"
+
+
 @dataclass(frozen=True)
 class NumSpeculativeTokensRule:
     divisibility: Divisibility
@@ -395,6 +405,13 @@ class NumSpeculativeTokensRule:
     # first of these draft-config fields that is set. No default either way is an error.
     default_sources: tuple[str, ...]
     warning: str | None  # the exact text when above warn_above; None: a derived one
+    default: NumSpeculativeTokensDefault = NumSpeculativeTokensDefault.TOKENS_PER_ROUND
+
+    @property
+    def required(self) -> bool:
+        """No default applies (default: none): a request without num_speculative_tokens is
+        refused."""
+        return self.default is NumSpeculativeTokensDefault.NONE
 
 
 @dataclass(frozen=True)
@@ -432,6 +449,7 @@ class SpeculativeMethod:
                 if rules["default"] == "draft_config_fields"
                 else (),
                 " ".join(rules["warning"].split()) if "warning" in rules else None,
+                NumSpeculativeTokensDefault(rules["default"]),
             ),
             target_quantization=TargetQuantization(d["target_quantization"])
             if "target_quantization" in d

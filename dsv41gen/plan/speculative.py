@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..codegen_values import Comment, Identifier, PyCode, PyLiteral, PyMessage
-from ..model import Divisibility, Family, ForbiddenMethod, Method, Variant
+from ..model import Divisibility, Family, ForbiddenMethod, Method, SpeculativeMethod, Variant
 from .dispatch import Site, family_methods, model_type_test, plan_sites
 from .engine import (
     METHODS_AFTER_MTP,
@@ -21,6 +21,29 @@ from .sources import SourceMap
 
 @dataclass(frozen=True)
 class ForbiddenPlan:
+    model_type: str
+    method: str
+    message: str
+    source: Comment
+
+    @property
+    def model_type_py(self) -> PyLiteral:
+        return PyLiteral(self.model_type)
+
+    @property
+    def method_py(self) -> PyLiteral:
+        return PyLiteral(self.method)
+
+    @property
+    def message_py(self) -> PyLiteral:
+        return PyLiteral(self.message)
+
+
+@dataclass(frozen=True)
+class RequiredPlan:
+    """A (target, method) with no default num_speculative_tokens (default: none): a request
+    without it is refused with a fix-it message, where the engine would fail."""
+
     model_type: str
     method: str
     message: str
@@ -122,6 +145,7 @@ class SpeculativePlan:
     # are judged for it, so a sibling's new method never changes what an existing variant says.
     judged: tuple[tuple[str, tuple[str, ...]], ...]
     forbidden: tuple[ForbiddenPlan, ...]
+    required: tuple[RequiredPlan, ...]  # num_speculative_tokens.default: none
     methods: tuple[MethodPlan, ...]
     adaptive_messages: tuple[tuple[str, str], ...]  # (model_type, message); () when none verifies
     adaptive_methods: tuple[str, ...]  # methods some variant verifies adaptively
@@ -246,6 +270,19 @@ def forbidden_message(variant: Variant, forbidden: ForbiddenMethod) -> str:
     )
 
 
+def required_message(variant: Variant, method: SpeculativeMethod) -> str:
+    """The fix-it message for a request without num_speculative_tokens where no default
+    applies (num_speculative_tokens.default: none): the engine fails on it, so the generated
+    code refuses it first and says what to set."""
+    per_round = " or ".join(method.tokens_per_round_sources)
+    return (
+        f"{variant.display_name} with {method.label} needs num_speculative_tokens: vLLM "
+        f"{VLLM_VERSION} applies no default for speculative method {method.method.value!r} and "
+        f"fails on a draft given without it. Set num_speculative_tokens, e.g. to the draft's "
+        f"n_predict (hf_config.{per_round})."
+    )
+
+
 def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
     methods = []
     for method in family_methods(family):
@@ -308,6 +345,24 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
         for v in family.variants
         for f in v.forbidden
     )
+    required = tuple(
+        RequiredPlan(
+            v.model_type,
+            m.method.value,
+            required_message(v, m),
+            sources.ref(
+                v.name,
+                "speculative",
+                "methods",
+                m.method.value,
+                "num_speculative_tokens",
+                "default",
+            ),
+        )
+        for v in family.variants
+        for m in v.methods
+        if m.num_speculative_tokens.required
+    )
     sites = plan_sites(family, sources)
     return SpeculativePlan(
         family=family.name,
@@ -321,6 +376,7 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
             for v in family.variants
         ),
         forbidden=forbidden,
+        required=required,
         methods=tuple(methods),
         adaptive_messages=tuple((v.model_type, adaptive_message(v)) for v in family.variants)
         if some_adaptive

@@ -29,7 +29,7 @@ from .kv_cache import KvPlan
 from .messages import with_display_name
 from .runner import RUNNER_LACKS, RunnerPlan
 from .sources import SourceMap
-from .speculative import MISSING_DEFAULT_MESSAGE, SpeculativePlan
+from .speculative import MISSING_DEFAULT_MESSAGE, SpeculativePlan, required_message
 
 # A device of no known family, and a model_type no variant has.
 NO_FAMILY = None
@@ -190,8 +190,11 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
             config = {sources[0]: PER_ROUND}
             rule = found.num_speculative_tokens
             # the default: the first set default_sources field (each decides alone when the
-            # earlier ones are unset), else tokens per round; nothing set is an error
-            if rule.default_sources:
+            # earlier ones are unset), else tokens per round; nothing set is an error; with
+            # default: none even a draft stating its n_predict is refused
+            if rule.required:
+                missing.append((mt, method, config, required_message(variant, found)))
+            elif rule.default_sources:
                 for i, source in enumerate(rule.default_sources):
                     chosen = {s: None for s in rule.default_sources[:i]} | {source: 7}
                     defaults.append((mt, method, config | chosen, 7))
