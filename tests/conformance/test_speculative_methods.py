@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import pytest
 from conformancecases import speculative_method_cases
+from conformancerules import assert_conforms
 
 from dsv41gen.plan.engine import MTP_MODEL_TYPES, SPECULATIVE_METHODS
 
@@ -42,9 +43,10 @@ def test_engine_facts_are_the_wheels(answers):
 def test_method_name_is_judged_as_vllm_does(answers, case_id):
     answer = answers[case_id]
     vllm, generated = answer["vllm"], answer["generated"]
-    assert generated["name"] == vllm["name"]
+    # conformancerules: exact, but for an engine crash, which must be refused naming the method
+    assert_conforms(vllm["name"], generated["name"], "method")
     if "refusal" in vllm:
-        assert generated["refusal"] == vllm["refusal"]
+        assert_conforms(vllm["refusal"], generated["refusal"], "method")
     elif "ok" in vllm["name"]:
         assert generated["refusal"] == {"ok": None}, "a method the spec does not judge"
     else:
