@@ -85,7 +85,15 @@ def test_divisibility_message_matches_vllm(wiring):
         "Enabling num_speculative_tokens > 1 will run multiple times of forward on same MTP "
         "layer,which may result in lower acceptance rate"
     ]
-    assert wiring.speculative.resolve_num_speculative_tokens("deepseek_v4", "mtp", config) == 3
+    # [vLLM 0.33.0 wheel] no default applies to an MTP draft (`None > 1` raises TypeError before
+    # the n_predict default of [ref §0]): the generated code refuses it and says what to set
+    with pytest.raises(ValueError) as error:
+        wiring.speculative.resolve_num_speculative_tokens("deepseek_v4", "mtp", config)
+    assert str(error.value) == (
+        "DeepSeek V4 with classic-MTP needs num_speculative_tokens: vLLM 0.33.0 applies no "
+        "default for speculative method 'mtp' and fails on a draft given without it. Set "
+        "num_speculative_tokens, e.g. to the draft's n_predict (hf_config.num_nextn_predict_layers)."
+    )
 
 
 def test_dspark_default_and_n_predict_match_reference_section_0(wiring):
