@@ -131,6 +131,10 @@ def rope_kv_panels(result: dict) -> list[Panel]:
             series.append(series_of(rows, "vllm", "vLLM 0.33.0 kernel", "vllm"))
         sizes = (float(rows[0]["bytes"]), float(rows[-1]["bytes"]))
         series.append(Series("device copy", sizes, (copy, copy), "copy"))
+        if all("copy_same_bytes" in r for r in rows):
+            same = tuple(r["copy_same_bytes"]["best_GBps"] / 1000 for r in rows)
+            sizes_all = tuple(float(r["bytes"]) for r in rows)
+            series.append(Series("device copy, same bytes and timing", sizes_all, same, "copy"))
         panels.append(Panel(title, tuple(series)))
     return panels
 
