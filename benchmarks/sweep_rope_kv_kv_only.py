@@ -6,7 +6,9 @@
 Each candidate is V4.1's KV-only instantiations (variant deepseek_v41_kv_<name>), built from
 dsv41gen/kernels/rope_kv_core.cuh with its -D switches (DSV41GEN_KV_ONLY_PIPELINE: which formats
 use the bulk-copy pipeline; DSV41GEN_KV_ONLY_STAGES: its tokens in flight per warp;
-DSV41GEN_KV_ONLY_COALESCED_BF16), or, for "baseline", from the core file given by --baseline-core
+DSV41GEN_KV_ONLY_COALESCED_BF16; DSV41GEN_KV_ONLY_MIN_BLOCKS: the register cap's resident
+blocks; DSV41GEN_KV_ONLY_WAVE_BLOCKS: a grid of fewer blocks per multiprocessor;
+DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS: where the all-bf16 record's smaller grid starts), or, for "baseline", from the core file given by --baseline-core
 (e.g. `git show 0809817:dsv41gen/kernels/rope_kv_core.cuh`, the kernel before the pipeline).
 The candidates build in parallel processes (--build-one). Every candidate is first compared
 byte for byte with vLLM's kernel (bf16 and fp16 kv where vLLM has a counterpart; fp16's bf16
@@ -14,6 +16,9 @@ fields and a non-power-of-two block size against the baseline instead) on poison
 skipped and padded rows; then timed as benchmarks/bench_rope_kv.py times the KV-only op (same
 inputs, bytes and copy figure), each size's candidates and vLLM interleaved over --rounds rounds:
 the median round, the spread of the rounds and the median of the per-round ratios to vLLM.
+Each row also carries the same-bytes device copy (benchmarks/device_copy.py) and each time as %
+of it; --min-sets forces back-to-back launches, --diagnostics times the first candidate with
+positions and cache blocks in order.
 """
 
 from __future__ import annotations
@@ -36,9 +41,21 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks"), str(REPO / "tests" / "kerne
 CANDIDATES = {
     "baseline": (),  # --baseline-core: the register loop for every format, lane-by-lane stores
     "default": (),  # the core as it is
+    # every format on one full wave of resident blocks at every size (the kernel before the
+    # all-bf16 record's 3-blocks grid from 131072 tokens)
+    "full_wave": ("-DDSV41GEN_KV_ONLY_BF16_LARGE_TOKENS=0",),
     "register_all": ("-DDSV41GEN_KV_ONLY_PIPELINE=0",),
     "pipeline_all": ("-DDSV41GEN_KV_ONLY_PIPELINE=2",),
     "stages3": ("-DDSV41GEN_KV_ONLY_STAGES=3",),
+    # registers capped for 6 / 8 resident blocks (1536 / 2048 threads) per multiprocessor
+    # instead of the spec's 4: more warps in flight, at the price of spills (ptxas: 40 / 32
+    # registers, 120-180 / 220-360 spill bytes)
+    "occ6": ("-DDSV41GEN_KV_ONLY_MIN_BLOCKS=6",),
+    "occ8": ("-DDSV41GEN_KV_ONLY_MIN_BLOCKS=8",),
+    # a grid of 3 / 2 blocks per multiprocessor instead of every resident one (4): fewer warps,
+    # each over more tokens
+    "grid3": ("-DDSV41GEN_KV_ONLY_WAVE_BLOCKS=3",),
+    "grid2": ("-DDSV41GEN_KV_ONLY_WAVE_BLOCKS=2",),
 }
 TOKENS = (16384, 65536, 262144)
 CHECK_TOKENS = (1, 17, 31, 33, 1023, 1025, 4096, 65536, 262144)
@@ -186,6 +203,22 @@ def main() -> None:
     parser.add_argument("--no-check", action="store_true")
     parser.add_argument("--rounds", type=int, default=2, help="interleaved timing rounds")
     parser.add_argument("--tokens", help="comma-separated token counts (default: TOKENS)")
+    parser.add_argument(
+        "--min-sets",
+        type=int,
+        default=1,
+        help="at least this many input sets per graph (bench_rope_kv gives a row of >= 256 MB one "
+        "set: each replay is then one launch after an idle GPU, whose write-back of dirty L2 "
+        "lines partly falls outside the timed window; 2 times back-to-back launches)",
+    )
+    parser.add_argument(
+        "--diagnostics",
+        action="store_true",
+        help="also time the first candidate on the same kv and cache with positions 0 .. n-1 "
+        "(contiguous cos/sin rows, a one-sequence prefill), with the cache blocks in order "
+        "(slots 0 .. n-1: sequential record writes) and with both: what the cos/sin gather and "
+        "the scattered blocks cost",
+    )
     args = parser.parse_args()
     if args.build_one:
         load_candidate(args.build_one, args.build_dir, args.baseline_core)
@@ -222,6 +255,7 @@ def main() -> None:
         time_sets,
         versions,
     )
+    from device_copy import same_bytes_copy
 
     oracle = vllm_oracle.Oracle()
     failures = {} if args.no_check else check_identity(names, ops, oracle, ref)
@@ -238,7 +272,7 @@ def main() -> None:
     for fmt in ref.CACHE_FORMATS:
         for num_tokens in tokens:
             nbytes = kv_bytes(fmt, num_tokens, 64)
-            sets = max(1, min(MAX_SETS, math.ceil(TOUCH_BYTES / nbytes)))
+            sets = max(args.min_sets, min(MAX_SETS, math.ceil(TOUCH_BYTES / nbytes)))
             inputs = [(*kv_inputs(fmt, num_tokens, max_position, g), cos_sin) for _ in range(sets)]
             row = {"format": fmt.name, "tokens": num_tokens, "bytes": nbytes, "sets": sets}
             timings = {n: [] for n in [*names, "vllm"]}
@@ -248,8 +282,27 @@ def main() -> None:
                         time_sets(kv_calls(ops[n].fused_deepseek_v4_kv_rope_insert, inputs, fmt))
                     )
                 timings["vllm"].append(time_sets(kv_calls(oracle.kv_rope_insert, inputs, fmt)))
+            if args.diagnostics:
+                first = names[0]
+                seq = torch.arange(num_tokens, device="cuda")
+                for what, use_pos, use_slots in (
+                    ("contiguous_positions", True, False),
+                    ("sequential_blocks", False, True),
+                    ("contiguous_positions_sequential_blocks", True, True),
+                ):
+                    diag = [
+                        (kv, c, seq if use_slots else sl, seq if use_pos else po, sc, cs)
+                        for kv, c, sl, po, sc, cs in inputs
+                    ]
+                    timings[f"{first}_{what}"] = [
+                        time_sets(kv_calls(ops[first].fused_deepseek_v4_kv_rope_insert, diag, fmt))
+                        for _ in range(args.rounds)
+                    ]
+                    del diag
             for n in names:
                 row[f"{n}_launch"] = list(ops[n]._debug_last_launch())
+            row["copy_same_bytes"] = same_bytes_copy(nbytes, sets, time_sets)
+            same_gbps = row["copy_same_bytes"]["best_GBps"]
 
             # Median over the interleaved rounds (each round's time a median of graph replays);
             # the spread is the rounds' lowest and highest % of copy; the ratio to vLLM is taken
@@ -262,6 +315,7 @@ def main() -> None:
                 row[f"{n}_us"] = [round(t, 3) for t in ts]
                 row[f"{n}_pct_copy"] = pct(us)
                 row[f"{n}_pct_copy_range"] = [pct(max(ts)), pct(min(ts))]
+                row[f"{n}_pct_copy_same_bytes"] = round(100 * nbytes / us / 1e3 / same_gbps, 1)
                 if n != "vllm":
                     ratios = [t / v for t, v in zip(ts, timings["vllm"], strict=True)]
                     row[f"{n}_ratio_vs_vllm"] = round(statistics.median(ratios), 3)
@@ -274,6 +328,8 @@ def main() -> None:
                     f"{row[f'{n}_pct_copy_range'][1]:.1f})"
                     for n in timings
                 )
+                + f"  | same-bytes copy {same_gbps:.0f} GB/s: "
+                + " ".join(f"{n} {row[f'{n}_pct_copy_same_bytes']:5.1f}%" for n in timings)
                 + "  | ratio "
                 + " ".join(f"{n} {row[f'{n}_ratio_vs_vllm']:.3f}" for n in names)
                 + "  | blocks "
@@ -289,6 +345,10 @@ def main() -> None:
         "candidates": {n: list(CANDIDATES[n]) for n in names},
         "copy": copy,
         "copy_GBps": copy_gbps,
+        "copy_method": "pct_copy: of copy_GBps, the larger figure of bench_rope_kv.copy_bandwidth "
+        "(a 2 GiB copy); pct_copy_same_bytes: of the row's copy_same_bytes.best_GBps, the faster "
+        "of a copy kernel and a captured cudaMemcpyAsync of the row's byte count, same sets, same "
+        "graph timing (benchmarks/device_copy.py)",
         "identity_failures": failures,
         "kv_only_candidates": rows,  # not "kv_only": benchmarks/plot.py plots those
     }
@@ -296,7 +356,10 @@ def main() -> None:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
     for n in names:
         bad = failures.get(n, [])
-        print(f"{n}: {'byte-identical' if not bad else f'{len(bad)} FAILURES, e.g. {bad[:3]}'}")
+        if args.no_check:
+            print(f"{n}: not checked (--no-check)")
+        else:
+            print(f"{n}: {'byte-identical' if not bad else f'{len(bad)} FAILURES, e.g. {bad[:3]}'}")
 
 
 if __name__ == "__main__":

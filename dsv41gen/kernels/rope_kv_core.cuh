@@ -44,6 +44,27 @@ constexpr unsigned kFullMask = 0xffffffffu;
 #ifndef DSV41GEN_KV_ONLY_COALESCED_BF16
 #define DSV41GEN_KV_ONLY_COALESCED_BF16 1
 #endif
+// DSV41GEN_KV_ONLY_MIN_BLOCKS overrides kKvOnlyBlocksPerSm, the resident blocks per
+// multiprocessor the KV-only kernel's registers are capped for; DSV41GEN_KV_ONLY_WAVE_BLOCKS caps
+// the blocks per multiprocessor of its grid below what is resident (the sweep's occupancy and grid
+// candidates; 0: no cap).
+#ifdef DSV41GEN_KV_ONLY_MIN_BLOCKS
+constexpr int kKvOnlyMinBlocks = DSV41GEN_KV_ONLY_MIN_BLOCKS;
+#else
+constexpr int kKvOnlyMinBlocks = kKvOnlyBlocksPerSm;
+#endif
+#ifndef DSV41GEN_KV_ONLY_WAVE_BLOCKS
+#define DSV41GEN_KV_ONLY_WAVE_BLOCKS 0
+#endif
+// From DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS tokens on (0: never), the all-bf16 record's grid is
+// DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS blocks per multiprocessor instead of every resident one
+// (kv_only_blocks).
+#ifndef DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS
+#define DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS 131072
+#endif
+#ifndef DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS
+#define DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS 3
+#endif
 
 // Programmatic dependent launch (no-ops before sm_90 and when the launch did not allow it).
 __device__ __forceinline__ void wait_for_previous_grid() {
@@ -765,7 +786,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 // token's loads in flight, so resident warps are what sets the bandwidth.
 
 template <typename scalar_t, CacheKind kCache>
-__global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyBlocksPerSm)
+__global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
     kv_only_strided_kernel(const RopeKvParams params) {
   const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
@@ -788,6 +809,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyBlocksPerSm)
 // Blocks of the KV-only warp-per-slot grid: one warp per token up to one full wave of resident
 // blocks (multiprocessors x resident blocks per multiprocessor, from the occupancy calculator),
 // never more; past that the warps stride over the tokens, each prefetching its next token.
+// The all-bf16 record (kFp8Lanes == 0) from DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS tokens on takes
+// DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS blocks per multiprocessor instead (3 of 4 resident): on an
+// H200 that ran 1.6-2.6 points of copy faster at 131072-262144 tokens and 1-2 points slower at
+// 32768-98304 (benchmarks/results/rope_kv_kv_only_sweep3_h200.json); the other formats lose
+// with it wherever graphs launch it back to back.
 template <typename scalar_t, CacheKind kCache>
 cudaError_t kv_only_blocks(int64_t num_tokens, int64_t& blocks) {
   static const int blocks_per_sm = [] {
@@ -804,7 +830,13 @@ cudaError_t kv_only_blocks(int64_t num_tokens, int64_t& blocks) {
   if (error == cudaSuccess) error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (error != cudaSuccess) return error;
   const int64_t one_per_warp = (num_tokens + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  const int64_t wave = static_cast<int64_t>(sms) * (blocks_per_sm > 0 ? blocks_per_sm : 1);
+  int per_sm = blocks_per_sm > 0 ? blocks_per_sm : 1;
+  if (DSV41GEN_KV_ONLY_WAVE_BLOCKS > 0 && per_sm > DSV41GEN_KV_ONLY_WAVE_BLOCKS) per_sm = DSV41GEN_KV_ONLY_WAVE_BLOCKS;
+  if (CacheTraits<kCache>::kFp8Lanes == 0 && DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS > 0 &&
+      num_tokens >= DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS && per_sm > DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS) {
+    per_sm = DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS;
+  }
+  const int64_t wave = static_cast<int64_t>(sms) * per_sm;
   blocks = one_per_warp < wave ? one_per_warp : wave;
   return cudaSuccess;
 }
