@@ -17,9 +17,9 @@ row: pct_copy is of copy_GBps, the peak copy (the larger of a 2 GiB eager copy a
 as a graph memcpy node, measured at the start of the run); pct_copy_same_bytes is of the row's
 copy_same_bytes.best_GBps, the faster of a copy kernel and a captured cudaMemcpyAsync moving the
 row's byte count, timed exactly as the op is (same number of sets, one graph, median replay /
-sets; benchmarks/device_copy.py), which pays the same per-launch ramp-up and tail as the op. Issue 12's % of copy targets are evaluated against
-both and reported separately (targets.kv_only_*_copy_*: peak copy;
-targets.kv_only_*_same_bytes_copy_*: same-bytes copy).
+sets; benchmarks/device_copy.py), which pays the same per-launch ramp-up and tail as the op.
+Issue 12's % of copy targets are evaluated against both and reported separately
+(targets.kv_only_*pct_copy*: peak copy; targets.kv_only_*same_bytes_copy*: same-bytes copy).
 
 Usage: python3 benchmarks/bench_rope_kv.py --json OUT.json [--build-dir DIR] [--variant NAME]
        python3 benchmarks/bench_rope_kv.py --build-only --build-dir DIR --variant NAME
