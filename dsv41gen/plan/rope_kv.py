@@ -39,7 +39,6 @@ from dsv41gen.codegen_values import (
     CppString,
     DocText,
     Identifier,
-    PyCode,
     PyLiteral,
 )
 from dsv41gen.errors import assert_never
@@ -240,7 +239,6 @@ class RopeKvPlan:
     num_token_cutoff: int
     grid_rule: str
     grid_rule_cpp: str  # C++ boolean: true selects warp-per-slot
-    grid_rule_py: str  # the same rule in Python, for the reference / docs
     fp8_max: float
     fp8_max_exponent: int  # floor(log2(fp8_max))
     fp8_max_mantissa_field: int  # fp8_max's fp32 mantissa field
@@ -358,8 +356,9 @@ class RopeKvPlan:
         return CppCode(self.grid_rule_cpp)
 
     @property
-    def grid_rule_py_code(self) -> PyCode:
-        return PyCode(self.grid_rule_py)
+    def grid_rule_py(self) -> PyLiteral:
+        # the same rule in Python: dsv41gen.kernels.rope_kv_loader.RopeKvVariant.use_warp_per_slot
+        return PyLiteral(self.grid_rule)
 
     @property
     def fp8_max_float(self) -> CppFloat:
@@ -590,7 +589,8 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
     match kernel.grid_rule:
         case GridRule.KV_ONLY_OR_BELOW_CUTOFF:
             grid_rule_cpp = "kNumHeadsQPadded == 0 || num_tokens < kNumTokenCutoff"
-            grid_rule_py = "num_heads_q_padded == 0 or num_tokens < NUM_TOKEN_CUTOFF"
+            # the Python side of the rule: the runtime's RopeKvVariant.use_warp_per_slot
+            assert kernel.grid_rule.value in rope_kv_loader.GRID_RULES, kernel.grid_rule
         case _:
             assert_never(kernel.grid_rule)
     heads = tuple(sorted(set(kernel.num_heads_q_padded)))
@@ -649,7 +649,6 @@ def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
         num_token_cutoff=kernel.num_token_cutoff,
         grid_rule=kernel.grid_rule.value,
         grid_rule_cpp=grid_rule_cpp,
-        grid_rule_py=grid_rule_py,
         fp8_max=kernel.fp8_max,
         fp8_max_exponent=fp8_exp,
         fp8_max_mantissa_field=fp8_mant,

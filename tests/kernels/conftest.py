@@ -267,3 +267,9 @@ def rope_kv_spec_loader():
 def rope_kv_renderer():
     """(directory, plan) -> directory, with the plan's family rendered into it."""
     return render_rope_kv_into
+
+
+@pytest.fixture(scope="session")
+def rope_kv_importer():
+    """(directory, module name) -> the rendered module, imported (see import_rendered)."""
+    return import_rendered

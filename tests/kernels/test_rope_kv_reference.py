@@ -181,6 +181,53 @@ def test_warp_per_slot_rule(ref):
     assert not ref.use_warp_per_slot(8, 1024)
 
 
+def test_the_rules_read_each_variant_s_own_values(
+    rope_kv_references, rope_kv_plans, rope_kv_renderer, rope_kv_importer, tmp_path
+):
+    """load, packed_cache_format and use_warp_per_slot are the shared runtime's
+    (rope_kv_loader.RopeKvVariant), configured by each generated module's own constants: V4's
+    spec maps no capability family (its default everywhere), and a spec with another cutoff moves
+    the grid switch."""
+    import dataclasses
+
+    v4 = rope_kv_references[V4]
+    assert v4.packed_cache_format((10, 0)) == v4.packed_cache_format((9, 0)) == "fp8_ds_mla"
+    cutoff = dataclasses.replace(rope_kv_plans[V41], num_token_cutoff=64)
+    module = rope_kv_importer(rope_kv_renderer(tmp_path, cutoff), cutoff.module)
+    assert module.use_warp_per_slot(8, 63) and not module.use_warp_per_slot(8, 64)
+    assert module.use_warp_per_slot(0, 64)
+    assert rope_kv_references[V41].use_warp_per_slot(8, 64)
+
+
+def test_a_generated_module_exports_the_runtime_s_api(ref):
+    """The names tests, GPU tests and benchmarks use stay the module's attributes."""
+    from dsv41gen.kernels.rope_kv_loader import REFERENCE_OPS, VARIANT_API
+
+    assert set(VARIANT_API) == {"load", "packed_cache_format", "use_warp_per_slot"}
+    for name in (*VARIANT_API, *REFERENCE_OPS):
+        assert callable(getattr(ref, name)), name
+    assert ref.kv_rope_insert.__self__ is ref.rotate_q.__self__  # one configured reference
+    assert ref.kv_rope_insert.__self__.cache_formats is ref.CACHE_FORMATS
+    with pytest.raises(AttributeError, match=f"module '{ref.__name__}' has no attribute 'nope'"):
+        ref.nope  # noqa: B018
+    assert not hasattr(ref, "__path__")
+
+
+def test_every_grid_rule_of_the_spec_language_has_a_runtime_rule():
+    from dsv41gen.kernels.rope_kv_loader import GRID_RULES
+    from dsv41gen.model import GridRule
+
+    assert sorted(rule.value for rule in GridRule) == sorted(GRID_RULES)
+
+
+def test_a_grid_rule_the_runtime_lacks_is_refused_with_what_to_do(ref):
+    from dsv41gen.kernels.rope_kv_loader import RopeKvVariant
+
+    names = {k: v for k, v in vars(ref).items() if k.isupper() or k == "__name__"}
+    with pytest.raises(ValueError, match="grid_rule 'always' is not one this dsv41gen"):
+        RopeKvVariant.from_module({**names, "GRID_RULE": "always"})
+
+
 def paged_cache(fmt, num_blocks, block_size, pad_bytes=32):
     """A poisoned cache with a padded block stride, and the uint8 backing it lives in."""
     elem = torch.empty((), dtype=fmt.cache_dtype).element_size()
