@@ -39,7 +39,12 @@ def _variant(spec: Path):
 
 
 def run_check_checkpoint(
-    spec: Path, checkpoint: Path, method: str | None, echo: Callable[..., None]
+    spec: Path,
+    checkpoint: Path,
+    method: str | None,
+    echo: Callable[..., None],
+    *,
+    strict: bool = False,
 ) -> int:
     from .model import Method
     from .plan.speculative import forbidden_message
@@ -74,19 +79,33 @@ def run_check_checkpoint(
         )
         return EXIT_CHECKPOINT_INCOMPLETE
     try:
-        missing = module.missing_weights(variant.model_type, method, names, hf_config)
+        unloaded = module.unloaded_weights(variant.model_type, method, names, hf_config)
         rejected = module.rejected_weights(variant.model_type, method, names, hf_config)
     except (OSError, ValueError) as error:  # pragma: no cover - servable_methods raised first
         raise UsageError(f"cannot read checkpoint weight names: {error}") from error
-    if not missing and not rejected:
+    if not unloaded and not rejected:
         echo(f"method {method!r}: all required weights present")
         return 0
-    if missing:
-        echo(f"method {method!r}: {len(missing)} required weight(s) missing:")
-        for name in missing:
-            echo(f"  {name}")
+    fails = [(name, reason) for name, fatal, reason in unloaded if fatal]
+    uninitialized = [(name, reason) for name, fatal, reason in unloaded if not fatal]
+    if fails:
+        echo(f"method {method!r}: {len(fails)} missing weight(s) the engine's loader fails on:")
+        for name, reason in fails:
+            echo(f"  {name}: {reason}")
+    if uninitialized:
+        quantized = " (config.json: quantized)" if module.is_quantized(hf_config) else ""
+        echo(
+            f"method {method!r}: {len(uninitialized)} missing weight(s) the engine loads "
+            f"uninitialized{quantized}:"
+        )
+        for name, reason in uninitialized:
+            echo(f"  warning: {name}: {reason}")
     if rejected:
         echo(f"method {method!r}: {len(rejected)} tensor(s) the engine's loader fails on:")
         for name, reason in rejected:
             echo(f"  {name}: {reason}")
-    return EXIT_CHECKPOINT_INCOMPLETE
+    if fails or rejected or (strict and uninitialized):
+        return EXIT_CHECKPOINT_INCOMPLETE
+    if uninitialized:
+        echo(f"method {method!r}: loads, with uninitialized weights (--strict: exit 4)")
+    return 0

@@ -489,16 +489,23 @@ def why(target: str) -> None:
 @click.argument("spec", type=click.Path(path_type=Path, dir_okay=False))
 @click.argument("checkpoint", type=click.Path(path_type=Path, exists=True))
 @click.option("--method", help="Report exactly which required weights this method lacks.")
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Also fail (exit 4) on missing weights the engine would load uninitialized.",
+)
 @_guarded
-def check_checkpoint(spec: Path, checkpoint: Path, method: str | None) -> None:
+def check_checkpoint(spec: Path, checkpoint: Path, method: str | None, strict: bool) -> None:
     """Say which speculative methods CHECKPOINT can serve for the variant SPEC describes.
 
     CHECKPOINT is a directory, a model.safetensors.index.json or a .safetensors file. Exit 4
-    when --method is given and the checkpoint cannot serve it.
+    when --method is given and the engine's loader fails on the checkpoint; a missing weight it
+    would load uninitialized (a quantized draft is not checked) is a warning, exit 0, unless
+    --strict.
     """
     from .checkpoints import run_check_checkpoint
 
-    code = run_check_checkpoint(spec, checkpoint, method, echo)
+    code = run_check_checkpoint(spec, checkpoint, method, echo, strict=strict)
     if code:
         sys.exit(code)
 

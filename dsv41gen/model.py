@@ -315,6 +315,25 @@ class SharedWeights:
 
 
 @dataclass(frozen=True)
+class Completeness:
+    """Which missing weights the engine's loader fails on (checkpoint.weight_sets.*.completeness);
+    the others load uninitialized. Absent from the spec: every missing weight fails."""
+
+    checked_unquantized_only: bool  # checked: unquantized (vLLM's track_weights_loading)
+    untracked: tuple[str, ...]  # never checked (a layer with a quant_method, in vLLM)
+    every_stage_loads: bool  # a stage that loads no tensor fails, quantized or not
+
+    @staticmethod
+    def parse(d: dict | None) -> Completeness:
+        d = d or {}
+        return Completeness(
+            checked_unquantized_only=d.get("checked", "always") == "unquantized",
+            untracked=tuple(d.get("untracked", ())),
+            every_stage_loads=bool(d.get("every_stage_loads", False)),
+        )
+
+
+@dataclass(frozen=True)
 class WeightSet:
     name: str
     stage_prefix: str  # "mtp.{i}."
@@ -330,6 +349,7 @@ class WeightSet:
     signature: tuple[str, ...]
     renames: tuple[tuple[str, str], ...]  # checkpoint name -> engine parameter name
     rejected: tuple[str, ...]
+    completeness: Completeness
 
     @staticmethod
     def parse(name: str, d: dict) -> WeightSet:
@@ -346,6 +366,7 @@ class WeightSet:
             signature=tuple(d["signature"]),
             renames=tuple(sorted(d.get("renames", {}).items())),
             rejected=tuple(d.get("rejected", ())),
+            completeness=Completeness.parse(d.get("completeness")),
         )
 
     @property

@@ -439,6 +439,16 @@ def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
                     f"{item!r} is rejected but the set ships {', '.join(clash)}: a checkpoint "
                     "could never satisfy both",
                 )
+        weights = list(dict.fromkeys([*shipped, *(body.get("derived") or {})]))
+        completeness = body.get("completeness") or {}
+        for i, item in enumerate(completeness.get("untracked", []) or []):
+            if item not in weights:
+                report(
+                    (*at, "completeness", "untracked", i),
+                    f"{item!r} is no weight of this set: `untracked` names a weight the set "
+                    "lists (its checkpoint name; a derived parameter by its own name)"
+                    + did_you_mean(item, weights),
+                )
         if body.get("derived") and "shared" not in body:
             report(
                 (*at, "derived"),

@@ -30,6 +30,9 @@ class WeightSetPlan:
     derived: tuple[tuple[str, str], ...]
     renames: tuple[tuple[str, str], ...]
     rejected: tuple[str, ...]
+    checked_unquantized_only: bool  # completeness.checked: unquantized
+    untracked: tuple[str, ...]  # completeness.untracked
+    every_stage_loads: bool  # completeness.every_stage_loads
     source: Comment
 
     @property
@@ -99,6 +102,9 @@ def plan_checkpoint(family: Family, sources: SourceMap) -> CheckpointPlan:
                     derived=ws.derived,
                     renames=ws.renames,
                     rejected=ws.rejected,
+                    checked_unquantized_only=ws.completeness.checked_unquantized_only,
+                    untracked=ws.completeness.untracked,
+                    every_stage_loads=ws.completeness.every_stage_loads,
                     source=sources.ref(variant.name, "checkpoint", "weight_sets", ws.name),
                 )
             )
