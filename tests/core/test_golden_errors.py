@@ -633,6 +633,19 @@ specs/deepseek_v4.yaml:@compress_ratio_floor: 1@:3: kv_cache.compress_ratio_floo
 """,
     ),
     (
+        "completeness_untracked_names_no_weight",
+        [
+            (
+                V4,
+                "        untracked: [e_proj, h_proj, head]\n",
+                "        untracked: [e_proj, h_prj]\n",
+            )
+        ],
+        """
+specs/deepseek_v4.yaml:@h_prj@:29: checkpoint.weight_sets.classic_mtp.completeness.untracked.1: 'h_prj' is no weight of this set: `untracked` names a weight the set lists (its checkpoint name; a derived parameter by its own name); did you mean 'h_proj'?
+""",
+    ),
+    (
         "compress_ratios_deleted_message_kept",
         [(V41, "  compress_ratios: [0, 1, 2] # 0: pure SWA", "  compress_ratios: !delete")],
         """

@@ -172,10 +172,22 @@ def snapshot(package: str, matrix: dict) -> dict:
     for mt, method, names in itertools.product(mts, METHODS, matrix["weight_names"]):
         record("checkpoint.missing_weights", checkpoint.missing_weights, mt, method, names)
         record("checkpoint.rejected_weights", checkpoint.rejected_weights, mt, method, names)
+        for quantized in (False, True):
+            record(
+                "checkpoint.unloaded_weights",
+                checkpoint.unloaded_weights,
+                mt,
+                method,
+                names,
+                None,
+                quantized,
+            )
         for name in names:
             record("checkpoint.parameter_names", checkpoint.parameter_names, mt, method, name)
     for mt, names in itertools.product(mts, matrix["weight_names"]):
         record("checkpoint.servable_methods", checkpoint.servable_methods, mt, names)
+    for config in ({}, {"quantization_config": {}}, {"text_config": {"compression_config": {}}}):
+        record("checkpoint.is_quantized", checkpoint.is_quantized, config)
     for key, weight_set in sorted(checkpoint.WEIGHT_SETS.items()):
         if key[0] not in matrix["model_types"]:
             continue

@@ -62,10 +62,11 @@ def test_missing_weights_are_named_exactly(tmp_path):
         "dspark",
     )
     assert result.returncode == 4
+    unchecked = "the engine's loader checks every parameter of an unquantized draft"
     assert result.stdout.splitlines()[-3:] == [
-        "method 'dspark': 2 required weight(s) missing:",
-        "  mtp.*.norm",
-        "  mtp.*.markov_head.embed",
+        "method 'dspark': 2 missing weight(s) the engine's loader fails on:",
+        f"  mtp.*.norm: not loaded: {unchecked}",
+        f"  mtp.*.markov_head.embed: not loaded: {unchecked}",
     ]
 
 
@@ -90,11 +91,88 @@ def test_v4_classic_mtp_with_shared_head_names_is_rejected(tmp_path):
     )
     assert result.returncode == 4, result.stdout + result.stderr
     assert result.stdout.splitlines()[-4:] == [
-        "method 'mtp': 1 required weight(s) missing:",
-        "  mtp.0.norm",
+        "method 'mtp': 1 missing weight(s) the engine's loader fails on:",
+        "  mtp.0.norm: not loaded: the engine's loader checks every parameter of an unquantized draft",
         "method 'mtp': 1 tensor(s) the engine's loader fails on:",
         "  mtp.0.shared_head.norm.weight: the engine's loader has no parameter for this name",
     ]
+
+
+QUANTIZED = {"quantization_config": {"quant_method": "fp8"}}
+
+
+def _check(tmp_path, spec, method, names, config, *flags):
+    _save(tmp_path / "model.safetensors", names)
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    return run_cli("check-checkpoint", str(SPECS / spec), str(tmp_path), "--method", method, *flags)
+
+
+def test_quantized_draft_loads_a_missing_weight_uninitialized(tmp_path):
+    """vLLM 0.33.0 checks completeness only for an unquantized draft (DefaultModelLoader): a
+    quantized checkpoint lacking a head weight loads, the parameter uninitialized: a warning,
+    exit 0; --strict makes it an error."""
+    names = [n for n in _stages(V4_MTP, 1) if n != "mtp.0.enorm"]
+    config = {"num_nextn_predict_layers": 1, **QUANTIZED}
+    result = _check(tmp_path, "deepseek_v4.yaml", "mtp", names, config)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-3:] == [
+        "method 'mtp': 1 missing weight(s) the engine loads uninitialized (config.json: quantized):",
+        "  warning: mtp.0.enorm: the draft is quantized: the engine's loader checks no parameter, "
+        "this one is loaded uninitialized",
+        "method 'mtp': loads, with uninitialized weights (--strict: exit 4)",
+    ]
+    strict = _check(tmp_path, "deepseek_v4.yaml", "mtp", names, config, "--strict")
+    assert strict.returncode == 4, strict.stdout + strict.stderr
+    unquantized = _check(tmp_path, "deepseek_v4.yaml", "mtp", names, {})
+    assert unquantized.returncode == 4, unquantized.stdout
+    assert "  mtp.0.enorm: not loaded:" in unquantized.stdout
+
+
+def test_untracked_weight_is_a_warning_even_unquantized(tmp_path):
+    """e_proj is a ReplicatedLinear: vLLM's track_weights_loading counts a layer with a
+    quant_method as loaded, so an unquantized draft without it loads too."""
+    names = [n for n in _stages(V4_MTP, 1) if n != "mtp.0.e_proj"]
+    result = _check(tmp_path, "deepseek_v4.yaml", "mtp", names, {})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (
+        "  warning: mtp.0.e_proj: e_proj is never checked by the engine's loader (a quantizable "
+        "layer): it is loaded uninitialized" in result.stdout
+    )
+
+
+def test_mtp_stage_without_tensors_fails_even_quantized(tmp_path):
+    """DeepSeekV4MTP.load_weights fails on a stage that loaded nothing, quantized or not."""
+    config = {"num_nextn_predict_layers": 2, **QUANTIZED}
+    result = _check(tmp_path, "deepseek_v4.yaml", "mtp", _stages(V4_MTP, 1), config)
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert result.stdout.splitlines()[2:4] == [
+        "method 'mtp': 1 missing weight(s) the engine's loader fails on:",
+        "  mtp.1.*: stage 1 loads no tensor: the engine's loader fails on such a stage, "
+        "quantized or not",
+    ]
+
+
+def test_dspark_context_wkv_shard_is_a_warning(tmp_path):
+    """V4 DSpark builds context_wkv_proj from every stage's attn.wkv; vLLM tracks the parameter
+    (a quantizable layer), not its shards: a stage without attn.wkv loads, its shard unset."""
+    shared = [
+        "main_proj",
+        "main_norm",
+        "norm",
+        "hc_head_fn",
+        "hc_head_base",
+        "hc_head_scale",
+        "markov_head.markov_w1",
+        "markov_head.markov_w2",
+    ]
+    names = [f"mtp.2.{w}" for w in shared] + ["mtp.0.attn.wkv", "mtp.2.attn.wkv"]
+    result = _check(tmp_path, "deepseek_v4.yaml", "dspark", names, {})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert (
+        "  warning: mtp.1.attn.wkv: context_wkv_proj is never checked by the engine's loader (a "
+        "quantizable layer): this stage's shard is loaded uninitialized" in result.stdout
+    )
+    assert _check(tmp_path, "deepseek_v4.yaml", "dspark", names, {}, "--strict").returncode == 4
 
 
 def test_forbidden_method_prints_the_fix(tmp_path):
