@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import sys
 import types
 from collections.abc import Callable
@@ -975,13 +976,18 @@ def site_binding(cases: dict[str, dict]) -> dict[str, dict]:
 # The draft class the spec names (vLLM's DeepSeekV4MTP / DSparkDeepseekV4ForCausalLM) is built
 # on the meta device from the real draft HF config (a real SpeculativeConfig), with one change:
 # its module's decoder-block class (``*DecoderLayer``: attention, MoE, CUDA kernels, not buildable
-# on a CPU) is a stub holding only the stacked parameter vLLM's loader maps ``attn.wkv`` onto.
-# Every other module is vLLM's, so the parameter names are vLLM's. vLLM's load_weights then runs
-# unchanged on tensor names, each parameter's weight_loader replaced by a recorder (the names
-# and shards it was called with); the completeness rule is DefaultModelLoader's strict one (every
-# parameter loaded; a merged parameter, every shard), on the parameters a checkpoint carries:
-# not the stub's, not the embedding / LM head the speculator shares from the target after
-# loading (maybe_share_target_embed, get_target_lm_head).
+# on a CPU) is a stub holding only the stacked parameter vLLM's loader maps ``attn.wkv`` onto (a
+# MergedColumnParallelLinear in vLLM: the stub's module carries vLLM's UnquantizedLinearMethod as
+# its quant_method, as that layer does). Every other module is vLLM's, so the parameter names
+# are vLLM's. Each parameter's weight_loader is replaced by a recorder (the names and shards it
+# was called with), and vLLM's own DefaultModelLoader.load_weights runs on the tensor names (its
+# get_all_weights replaced) with the draft ModelConfig of a real SpeculativeConfig, once for an
+# unquantized target and once for an fp8 one: vLLM decides whether completeness is checked and
+# raises what it raises. Separately, the recorder says which parameters (and shards) the
+# checkpoint left unloaded, checked or not: not the stub's, not the embedding / LM head the
+# speculator shares from the target after loading (maybe_share_target_embed, get_target_lm_head).
+QUANTIZED_TARGET = "fp8"  # the draft of a quantized target is quantized (DSpark: forced)
+MODES = ("unquantized", "quantized")
 
 # model dimensions a config.json of the family carries beyond the spec's hf_config
 _CHECKPOINT_DIMS = {
@@ -998,6 +1004,7 @@ _SHARED_FROM_TARGET = ("embed_tokens.", "lm_head.")
 def _stub_decoder_class():
     import torch
     from torch import nn
+    from vllm.model_executor.layers.linear import UnquantizedLinearMethod
 
     class StubDecoderLayer(nn.Module):
         def __init__(self, *_args, **_kwargs):
@@ -1009,25 +1016,40 @@ def _stub_decoder_class():
             self.attn = nn.Module()
             self.attn.fused_wqa_wkv = nn.Module()
             self.attn.fused_wqa_wkv.weight = nn.Parameter(torch.empty(1), requires_grad=False)
+            self.attn.fused_wqa_wkv.quant_method = UnquantizedLinearMethod()
 
     return StubDecoderLayer
 
 
-def _draft_hf_config(root: str, case: dict):
-    from vllm.config import ParallelConfig, SpeculativeConfig
+def _draft_model_configs(root: str, case: dict) -> dict[str, object]:
+    """The draft ModelConfig of a real SpeculativeConfig, for an unquantized and a quantized
+    target (the quantization passed to the target's ModelConfig: a config.json
+    quantization_config makes vLLM probe every quantization method's override, and some import
+    packages the conformance venv does not have)."""
+    from vllm.config import ModelConfig, ParallelConfig, SpeculativeConfig
 
     path = _write_config(
         root,
         f"c{abs(hash(json.dumps(case['hf_config'], sort_keys=True)))}",
         {**_CHECKPOINT_DIMS, **case["hf_config"]},
     )
-    config = SpeculativeConfig(
-        method=case["method"],
-        num_speculative_tokens=1,
-        target_model_config=_model_config(path),
-        target_parallel_config=ParallelConfig(),
-    )
-    return config.draft_model_config.hf_config
+    configs = {}
+    for mode, quantization in (("unquantized", None), ("quantized", QUANTIZED_TARGET)):
+        target = ModelConfig(
+            model=path,
+            tokenizer=path,
+            skip_tokenizer_init=True,
+            max_model_len=1024,
+            quantization=quantization,
+        )
+        config = SpeculativeConfig(
+            method=case["method"],
+            num_speculative_tokens=1,
+            target_model_config=target,
+            target_parallel_config=ParallelConfig(),
+        )
+        configs[mode] = config.draft_model_config
+    return configs
 
 
 def _build_draft(case: dict, hf, stub):
@@ -1071,8 +1093,9 @@ def _build_draft(case: dict, hf, stub):
 class _VllmLoader:
     """vLLM's load_weights on one draft model, name by name or whole checkpoints."""
 
-    def __init__(self, case: dict, hf, stub):
-        self.case, self.hf, self.stub = case, hf, stub
+    def __init__(self, case: dict, model_configs: dict, stub):
+        self.case, self.model_configs, self.stub = case, model_configs, stub
+        self.hf = model_configs["unquantized"].hf_config
 
     def _fresh(self):
         model = _build_draft(self.case, self.hf, self.stub)
@@ -1088,7 +1111,7 @@ class _VllmLoader:
         return model, shards
 
     def tracked(self, model) -> dict[str, int | None]:
-        """The parameters a checkpoint must load, each with its shard count (None: one)."""
+        """The parameters a checkpoint loads, each with its shard count (None: one)."""
         stub = {
             f"{module_name}.{name}"
             for module_name, module in model.named_modules()
@@ -1105,22 +1128,48 @@ class _VllmLoader:
                 found[full] = len(sizes) if sizes and len(sizes) > 1 else None
         return found
 
+    def _engine_load(self, names: list[str], mode: str) -> dict:
+        """vLLM's DefaultModelLoader.load_weights on the names: accepted, or what it raised (for
+        MTP's per-stage check, the stage: the layer it names less the first MTP layer)."""
+        import torch
+        from vllm.config import LoadConfig
+        from vllm.model_executor.model_loader.default_loader import DefaultModelLoader
+
+        model, _ = self._fresh()
+        loader = DefaultModelLoader(LoadConfig())
+        loader.get_all_weights = lambda _config, _model: ((n, torch.empty(1)) for n in names)
+        loader.counter_before_loading_weights = 0.0  # load_model sets it before load_weights
+        try:
+            loader.load_weights(model, self.model_configs[mode])
+        except Exception as error:
+            answer = {"accept": False, "raises": type(error).__name__, "message": str(error)}
+            stage = re.match(r"MTP speculative decoding layer (\d+) weights missing", str(error))
+            if stage:
+                answer["stage"] = int(stage.group(1)) - model.model.mtp_start_layer_idx
+            return answer
+        return {"accept": True}
+
     def load(self, names: list[str]) -> dict:
+        """Both modes' outcomes, and the parameters (``name#shard`` for a merged one) the
+        recorder saw no tensor for, whatever vLLM checks (None: its own loader raised first)."""
         import torch
 
         model, shards = self._fresh()
         try:
             model.load_weights([(n, torch.empty(1)) for n in names])
         except Exception as error:
-            return {"accept": False, "raises": type(error).__name__, "message": str(error)}
-        missing = []
-        for param, count in sorted(self.tracked(model).items()):
-            got = shards.get(param, set())
-            if count is None:
-                missing += [param] if not got else []
-            else:
-                missing += [f"{param}#{k}" for k in range(count) if k not in got]
-        return {"accept": not missing, "missing": missing}
+            if not re.match(r"MTP speculative decoding layer", str(error)):
+                shards = None
+        unloaded = None
+        if shards is not None:
+            unloaded = []
+            for param, count in sorted(self.tracked(model).items()):
+                got = shards.get(param, set())
+                if count is None:
+                    unloaded += [param] if not got else []
+                else:
+                    unloaded += [f"{param}#{k}" for k in range(count) if k not in got]
+        return {mode: self._engine_load(names, mode) for mode in MODES} | {"unloaded": unloaded}
 
     def probe(self, name: str):
         """The parameters (name#shard) vLLM loads one tensor into; an exception if it fails."""
@@ -1167,14 +1216,25 @@ def _candidates(loader: _VllmLoader, case: dict) -> list[str]:
 def _generated_checkpoint(case: dict):
     module = importlib.import_module(f"{case['package']}.checkpoint")
     mt, method, hf = case["model_type"], case["method"], case["hf_config"]
+    # a quantized checkpoint says so in its config.json (what check-checkpoint reads)
+    configs = {
+        "unquantized": hf,
+        "quantized": {**hf, "quantization_config": {"quant_method": QUANTIZED_TARGET}},
+    }
+
+    def judge_mode(names: list[str], config: dict) -> dict:
+        rejected = [n for n, _ in module.rejected_weights(mt, method, names, config)]
+        unloaded = module.unloaded_weights(mt, method, names, config)
+        return {
+            "accept": not rejected and not any(fatal for _, fatal, _ in unloaded),
+            "fails": [n for n, fatal, _ in unloaded if fatal],
+            "uninitialized": [n for n, fatal, _ in unloaded if not fatal],
+            "rejected": rejected,
+        }
 
     def judge(names: list[str]) -> dict:
-        rejected = [n for n, _ in module.rejected_weights(mt, method, names, hf)]
-        missing_names = module.missing_weights(mt, method, names, hf)
-        return {
-            "accept": not rejected and not missing_names,
-            "missing": missing_names,
-            "rejected": rejected,
+        return {mode: judge_mode(names, configs[mode]) for mode in MODES} | {
+            "missing": module.missing_weights(mt, method, names, hf)
         }
 
     def mapped(name: str) -> list[str]:
@@ -1196,7 +1256,7 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
     from vllm.distributed import init_distributed_environment, initialize_model_parallel
 
     root = tempfile.mkdtemp(prefix="dsv41gen-conformance-")
-    drafts = {case_id: _draft_hf_config(root, case) for case_id, case in sorted(cases.items())}
+    drafts = {case_id: _draft_model_configs(root, case) for case_id, case in sorted(cases.items())}
     stub = _stub_decoder_class()
     answers = {}
     with set_current_vllm_config(VllmConfig(device_config=DeviceConfig(device="cpu"))):
@@ -1241,6 +1301,7 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                 "renamed": {"vllm": {}, "generated": {}},
                 "rejected": {"vllm": {}, "generated": {}},
                 "past_count": {"vllm": {}, "generated": {}},
+                "stage_removed": {"vllm": {}, "generated": {}},
             }
             for name in full:
                 kept = [n for n in full if n != name]
@@ -1279,6 +1340,12 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                     "probe": loader.probe(name),
                 }
                 answer["past_count"]["generated"][name] = judge(full + [name])
+            # every tensor of one stage removed (MTP's per-stage check, quantized or not)
+            for index in range(stages):
+                prefix = f"{head}{index}."
+                kept = [n for n in full if not n.startswith(prefix)]
+                answer["stage_removed"]["vllm"][prefix] = loader.load(kept)
+                answer["stage_removed"]["generated"][prefix] = judge(kept)
             answers[case_id] = answer
     return answers
 

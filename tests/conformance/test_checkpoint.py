@@ -5,31 +5,40 @@ vLLM's draft model (the spec's draft architecture class, on the meta device, its
 stubbed; see driver.py) from a real SpeculativeConfig's draft HF config, and runs vLLM's
 ``load_weights`` on tensor names. The complete checkpoint comes from vLLM: for every parameter
 (and shard) its model has, a tensor name vLLM's loader maps onto it (the spec's name where vLLM
-maps that one). The cases compare, with vLLM's strict completeness rule as the oracle:
+maps that one). Each checkpoint below is loaded by vLLM's DefaultModelLoader.load_weights with
+the draft ModelConfig of an unquantized and of a quantized (fp8) target, so vLLM decides whether
+completeness is checked and what it raises; each mode is a test:
 
 - ``full``: the complete checkpoint is accepted by both, and both count the stages vLLM built;
-- ``mapped``: the vLLM parameter (and shard) each of its tensors loads into;
-- ``each_removed``: each tensor removed in turn: both reject, and the parameters left unloaded
-  are the same (the generated check's missing names, mapped to vLLM parameters);
-- ``renamed``: a renamed weight shipped under the engine's name instead: the same outcome
-  (V4 MTP's ``shared_head.*`` fails in vLLM; V4.1's ``markov_head.markov_w1`` loads);
+- ``mapped``: the vLLM parameter (and shard) each of its tensors loads into (mode-independent);
+- ``each_removed``: each tensor removed in turn;
+- ``renamed``: a renamed weight shipped under the engine's name instead (V4 MTP's
+  ``shared_head.*`` fails in vLLM; V4.1's ``markov_head.markov_w1`` loads);
 - ``rejected``: each name the spec says vLLM fails on (or builds itself) added: both reject it;
 - ``past_count``: each stage tensor moved to the first stage vLLM does not build (and that
   stage's decoder-block tensor) added: vLLM's MTP loader skips it, its DSpark loaders fail on a
-  decoder-layer name and load a model-level one; the same outcome.
+  decoder-layer name and load a model-level one;
+- ``stage_removed``: every tensor of one stage removed (classic MTP's per-stage check).
 
-vLLM's rejection is an exception from its loader (KeyError, AttributeError: recorded with its
-message in the answers); the generated check reports the tensor instead of raising, so the
-comparison is the outcome and the tensor named, not the exception type.
+Compared for each: vLLM accepts exactly when the generated check does; a tensor vLLM's loader
+raises on (KeyError, AttributeError) is the one the generated check rejects; where vLLM's
+track_weights_loading raises, its ValueError names exactly the parameters of the generated
+check's failing weights (parameters, not shards); where MTP's per-stage check raises, the stage
+is the generated check's first failing stage; where vLLM accepts, the generated check fails on
+nothing (what is missing is loaded uninitialized: its warnings); and what vLLM's recorder saw
+unloaded, checked or not, is what the generated check's missing weights stand for.
 """
 
 from __future__ import annotations
+
+import ast
 
 import pytest
 from conformancecases import checkpoint_cases
 
 CASES = checkpoint_cases()
-KINDS = ("full", "mapped", "each_removed", "renamed", "rejected", "past_count")
+KINDS = ("full", "mapped", "each_removed", "renamed", "rejected", "past_count", "stage_removed")
+MODES = ("unquantized", "quantized")  # the target (and so the draft) quantized or not
 
 
 @pytest.fixture(scope="module")
@@ -63,38 +72,67 @@ def _unloaded(generated: dict, full: list[str], mapped: dict, head: str) -> list
     )
 
 
-@pytest.mark.parametrize("kind", KINDS)
+def _params(names: list[str], full: list[str], mapped: dict, head: str) -> list[str]:
+    """The vLLM parameters (not shards: vLLM tracks parameters) the generated names stand for."""
+    unloaded = _unloaded({"missing": names}, full, mapped, head)
+    return sorted({param.partition("#")[0] for param in unloaded})
+
+
+def _not_initialized(message: str) -> list[str]:
+    """The parameter names in DefaultModelLoader.track_weights_loading's ValueError."""
+    prefix = "Following weights were not initialized from checkpoint: "
+    assert message.startswith(prefix), message
+    return sorted(ast.literal_eval(message[len(prefix) :]))
+
+
+PARAMS = [(kind, mode) for kind in KINDS for mode in (MODES if kind != "mapped" else ("any",))]
+
+
+@pytest.mark.parametrize(("kind", "mode"), PARAMS, ids=[f"{k}-{m}" for k, m in PARAMS])
 @pytest.mark.parametrize("case_id", sorted(CASES))
-def test_checkpoint_check_agrees_with_vllm_loader(answers, case_id, kind):
+def test_checkpoint_check_agrees_with_vllm_loader(answers, case_id, kind, mode):
     answer = answers[case_id]
     head = CASES[case_id]["stage_head"]
     full = sorted(answer["mapped"]["vllm"])
     mapped = answer["mapped"]["generated"]
     vllm, generated = answer[kind]["vllm"], answer[kind]["generated"]
-    if kind == "full":
-        stages = vllm["stages"]  # the decoder layers vLLM's draft model built
-        assert vllm == {"accept": True, "missing": [], "stages": stages}
-        assert generated == {"accept": True, "missing": [], "rejected": [], "stages": stages}
-        return
     if kind == "mapped":
         assert generated == vllm
+        return
+    if kind == "full":
+        stages = vllm["stages"]  # the decoder layers vLLM's draft model built
+        assert (vllm[mode], vllm["unloaded"]) == ({"accept": True}, [])
+        assert generated[mode] == {"accept": True, "fails": [], "uninitialized": [], "rejected": []}
+        assert generated["stages"] == stages
         return
     assert sorted(vllm) == sorted(generated)  # the same tensors tried on both sides
     if kind == "rejected":
         assert vllm, "the spec names no tensor vLLM rejects for this set"
     for tensor in sorted(vllm):
-        engine, ours = vllm[tensor], generated[tensor]
-        # the tensor is the one vLLM fails on: loading the checkpoint raised, and so does
-        # loading that tensor alone (alone, a skipped tensor trips MTP's "layer N weights
-        # missing" instead, which a whole checkpoint does not)
-        fails = "raises" in engine and "raises" in engine.get("probe", {})
-        # vLLM stops at the first tensor it fails on: what it left unloaded is then unknown
-        raised = "raises" in engine
-        expected = (
-            engine["accept"],
-            None if raised else engine["missing"],
-            [tensor] if fails else [],
-        )
-        unloaded = None if raised else _unloaded(ours, full, mapped, head)
-        got = (ours["accept"], unloaded, ours["rejected"])
-        assert got == expected, f"{tensor}: vLLM {engine}, generated {ours}"
+        engine, ours = vllm[tensor][mode], generated[tensor][mode]
+        where = f"{tensor}: vLLM {vllm[tensor]}, generated {generated[tensor]}"
+        # vLLM's model.load_weights raised on a tensor (KeyError, AttributeError): the tensor is
+        # the one vLLM fails on when loading it alone raises too (alone, a skipped tensor trips
+        # MTP's "layer N weights missing" instead, which a whole checkpoint does not); what it
+        # left unloaded is then unknown
+        raised = vllm[tensor]["unloaded"] is None
+        fails = raised and "raises" in vllm[tensor].get("probe", {})
+        assert ours["accept"] == engine["accept"], where
+        assert ours["rejected"] == ([tensor] if fails else []), where
+        if raised:
+            continue
+        # what vLLM's recorder saw unloaded, checked or not: the generated check's missing names
+        assert _unloaded(generated[tensor], full, mapped, head) == vllm[tensor]["unloaded"], where
+        stage_fails = [n for n in ours["fails"] if n.endswith(".*")]
+        assert sorted(ours["fails"] + ours["uninitialized"]) == sorted(
+            stage_fails + generated[tensor]["missing"]
+        ), where
+        if engine["accept"]:  # vLLM left them uninitialized
+            assert ours["fails"] == [], where
+        elif "stage" in engine:  # DeepSeekV4MTP.load_weights: the first stage that loaded nothing
+            assert stage_fails[:1] == [f"{head}{engine['stage']}.*"], where
+        else:  # track_weights_loading: exactly the parameters vLLM names
+            assert engine["raises"] == "ValueError", where
+            assert not stage_fails, where
+            expected = _not_initialized(engine["message"])
+            assert _params(ours["fails"], full, mapped, head) == expected, where
