@@ -483,11 +483,28 @@ def kv_tests(family: Family, plan: KvPlan) -> KvTests:
 
 @dataclass(frozen=True)
 class CheckpointTests:
-    # (model_type, method, complete checkpoint, "dropped weight>the name reported missing ...");
-    # name lists are space-separated, one line each in the generated test
+    # (model_type, method, complete checkpoint, "dropped weight>the name reported missing>what
+    # the loader does unquantized>quantized ..." (fails / loads: uninitialized)); name lists are
+    # space-separated, one line each in the generated test
     cases: tuple[tuple[str, str, str, str], ...]
     # (model_type, method, complete checkpoint plus one tensor the loader fails on, that tensor)
     rejected: tuple[tuple[str, str, str, str], ...]
+    # (model_type, method, complete checkpoint, the stage-count field set one past its stages,
+    # the stage the loader fails on): completeness.every_stage_loads
+    empty_stage: tuple[tuple[str, str, str, str, str], ...]
+
+
+def _loader_outcome(ws, weight: str, quantized: bool, count: int) -> str:
+    """What the spec's completeness rule says the loader does with ``weight`` missing (a derived
+    parameter's source at one stage): fails, or loads its parameter uninitialized."""
+    derived = {source: name for name, source in ws.derived}
+    if derived.get(weight, weight) in ws.untracked:
+        return "loads"
+    if quantized and ws.checked_unquantized_only:
+        return "loads"
+    if weight in derived and count > 1:  # tracked whole: the other stages load it
+        return "loads"
+    return "fails"
 
 
 def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
@@ -497,6 +514,7 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
     sets = {(ws.model_type, ws.name): ws for ws in plan.weight_sets}
     cases = []
     rejected = []
+    empty = []
     for model_type, method, name in plan.method_sets:
         ws = sets[(model_type, name)]
         count = ws.stage_count_default or 1
@@ -505,11 +523,34 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
         names = tuple(p + w for p in at for w in ws.required + ws.optional + sources)
         names += tuple(at[-1] + w for w in ws.shared_required + ws.shared_optional)
         glob = ws.stage_prefix.split("{i}")[0] + "*."
-        drops = [(at[0] + w, at[0] + w) for w in ws.required[:1]]
-        drops += [(at[-1] + w, at[-1] + w) for w in ws.required[-1:]]
-        drops += [(at[-1] + w, glob + w) for w in ws.shared_required[:1] + ws.shared_required[-1:]]
-        drops += [(at[-1] + w, at[-1] + w) for w in sources[:1]]
-        pairs = " ".join(f"{a}>{b}" for a, b in dict.fromkeys(drops))
+
+        def loader(weight: str, quantized: bool, ws=ws, count=count) -> str:
+            return _loader_outcome(ws, weight, quantized, count)
+
+        drops = [(at[0] + w, at[0] + w, w) for w in ws.required[:1]]
+        drops += [(at[-1] + w, at[-1] + w, w) for w in ws.required[-1:]]
+        drops += [
+            (at[-1] + w, glob + w, w) for w in ws.shared_required[:1] + ws.shared_required[-1:]
+        ]
+        drops += [(at[-1] + w, at[-1] + w, w) for w in sources[:1]]
+        # and the first weight the loader checks (the ones above may all be untracked)
+        checked = [w for w in ws.required if w not in ws.untracked]
+        shared_checked = [w for w in ws.shared_required if w not in ws.untracked]
+        drops += [(at[0] + w, at[0] + w, w) for w in checked[:1]]
+        drops += [(at[-1] + w, glob + w, w) for w in shared_checked[:1]]
+        pairs = " ".join(
+            f"{a}>{b}>{loader(w, False)}>{loader(w, True)}" for a, b, w in dict.fromkeys(drops)
+        )
+        if ws.every_stage_loads and ws.stage_count_sources:
+            empty.append(
+                (
+                    model_type,
+                    method,
+                    " ".join(names),
+                    ws.stage_count_sources[0],
+                    ws.stage_prefix.format(i=count) + "*",
+                )
+            )
         cases.append((model_type, method, " ".join(names), pairs))
         for bad in ws.rejected:
             rejected.append((model_type, method, " ".join(names + (at[0] + bad,)), at[0] + bad))
@@ -519,4 +560,4 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
         if ws.past_count_rejected and stage_weights:  # a stage the engine does not build
             past = ws.stage_prefix.format(i=count) + stage_weights[0]
             rejected.append((model_type, method, " ".join(names + (past,)), past))
-    return CheckpointTests(tuple(cases), tuple(rejected))
+    return CheckpointTests(tuple(cases), tuple(rejected), tuple(empty))
