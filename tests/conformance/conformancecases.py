@@ -331,8 +331,9 @@ def checkpoint_cases() -> dict[str, dict]:
     """Every variant x method with checkpoint weights x stage-count config shape. The driver
     builds vLLM's own draft model for the method (its draft architecture's class), derives the
     complete checkpoint from the names vLLM's loader maps, and runs both checks on it, with each
-    tensor removed in turn, with each rename's engine-side name shipped instead, and with each
-    name the spec rejects added."""
+    tensor removed in turn, with each rename's engine-side name shipped instead, with each name
+    the spec rejects added and with each stage emptied, each through vLLM's DefaultModelLoader
+    for an unquantized and a quantized target (both modes in one case: the probes are shared)."""
     cases: dict[str, dict] = {}
     for family in families():
         for variant in family.variants:
