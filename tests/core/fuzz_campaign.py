@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import functools
 import hashlib
 import json
 import math
@@ -69,14 +70,16 @@ class _Delete:
 DELETE = _Delete()
 
 
-class _Loader(yaml.SafeLoader):
+# libyaml's parser and emitter where PyYAML has them: the campaign parses the real specs for
+# every case, and the pure-Python parser was most of a case's time once the specs grew.
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
     pass
 
 
 _Loader.add_constructor("!delete", lambda loader, node: DELETE)
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):
     pass
 
 
@@ -85,6 +88,12 @@ _Dumper.add_representer(_Delete, lambda dumper, _: dumper.represent_scalar("!del
 
 def _load(text: str) -> dict:
     return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader plus one tag
+
+
+@functools.lru_cache(maxsize=16)
+def _load_original(text: str) -> dict:
+    """The parsed real spec text, parsed once per process (callers deep-copy before mutating)."""
+    return _load(text)
 
 
 def _dump(data: object) -> str:
@@ -278,7 +287,7 @@ def _structural_mutation(docs: dict[str, dict], rng: random.Random) -> str:
 
 def mutate(texts: dict[str, str], rng: random.Random) -> tuple[dict[str, str], list[str]]:
     """One to three mutations of the real spec texts; text mutations last (they break syntax)."""
-    docs = {name: _load(text) for name, text in texts.items()}
+    docs = {name: copy.deepcopy(_load_original(text)) for name, text in texts.items()}
     applied = []
     count = rng.choice([1, 1, 2, 3])
     structural = [rng.random() < 0.7 for _ in range(count)]
@@ -287,11 +296,9 @@ def mutate(texts: dict[str, str], rng: random.Random) -> tuple[dict[str, str], l
             applied.append(_structural_mutation(docs, rng))
     out = {}
     for name, data in docs.items():
-        text = _dump(data).replace(BIG_INT_MARK, "9" * 5000)
         # keep the real text (comments, layout) for a spec no structural mutation touched
-        out[name] = (
-            texts[name] if data == _load(texts[name]) and BIG_INT_MARK not in str(data) else text
-        )
+        untouched = data == _load_original(texts[name]) and BIG_INT_MARK not in str(data)
+        out[name] = texts[name] if untouched else _dump(data).replace(BIG_INT_MARK, "9" * 5000)
     for is_structural in structural:
         if not is_structural:
             name = rng.choice(list(out))
