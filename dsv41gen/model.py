@@ -601,6 +601,28 @@ class KvLayout:
 
 
 @dataclass(frozen=True)
+class KvSourceCompressor:
+    """kv_cache.kv_source_compressor: a layer listed in hf_config.<layers_listed_in> and below
+    hf_config.<layers_below> builds a compressor that accepts only ``compress_ratios``."""
+
+    layers_listed_in: str
+    layers_below: str
+    compress_ratios: tuple[int, ...]
+    error: str  # a builtin exception class name (the schema's enum)
+    message: str | None  # None: the exception has no message
+
+    @staticmethod
+    def parse(d: dict) -> KvSourceCompressor:
+        return KvSourceCompressor(
+            d["layers_listed_in"],
+            d["layers_below"],
+            tuple(d["compress_ratios"]),
+            d["unsupported_compress_ratio_error"],
+            d.get("unsupported_compress_ratio_message"),
+        )
+
+
+@dataclass(frozen=True)
 class KvCache:
     spec_types: tuple[KvSpecType, ...]  # parents before children
     layouts: tuple[KvLayout, ...]
@@ -610,6 +632,7 @@ class KvCache:
     unsupported_compress_ratio_error: str | None
     # the layer constructor checks max(floor, the config's ratio) (None: the ratio as it is)
     compress_ratio_floor: int | None = None
+    kv_source_compressor: KvSourceCompressor | None = None
 
     @staticmethod
     def parse(d: dict) -> KvCache:
@@ -652,6 +675,9 @@ class KvCache:
             d.get("unsupported_compress_ratio_message"),
             d.get("unsupported_compress_ratio_error"),
             d.get("compress_ratio_floor"),
+            KvSourceCompressor.parse(d["kv_source_compressor"])
+            if "kv_source_compressor" in d
+            else None,
         )
 
 

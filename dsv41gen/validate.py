@@ -871,8 +871,6 @@ def _check_cache_format(name: str, fmt: dict, kernel: dict, here: Path_, report:
 @rule
 def _compress_ratio_message_fields(spec: ResolvedSpec, report: Report) -> None:
     """The message becomes an f-string: it may name only the two values the check has."""
-    import string
-
     kv_cache = spec.data.get("kv_cache", {})
     message = kv_cache.get("unsupported_compress_ratio_message")
     checked = message is not None or "unsupported_compress_ratio_error" in kv_cache
@@ -900,6 +898,59 @@ def _compress_ratio_message_fields(spec: ResolvedSpec, report: Report) -> None:
             "kv_cache.compress_ratios, which is missing (deleted?): list the supported ratios, "
             "or delete the message too (`unsupported_compress_ratio_message: !delete`)",
         )
+    _compress_ratio_template(spec, report, here, message)
+
+
+@rule
+def _kv_source_compressor(spec: ResolvedSpec, report: Report) -> None:
+    """The kv-source compressor's check runs after the layer's own compress-ratio check (vLLM
+    builds the compressor with the ratio the layer accepted), and its message becomes an
+    f-string like the layer's."""
+    kv_cache = spec.data.get("kv_cache", {})
+    compressor = kv_cache.get("kv_source_compressor")
+    if not isinstance(compressor, dict):
+        return
+    here = ("kv_cache", "kv_source_compressor")
+    checked = (
+        "unsupported_compress_ratio_message" in kv_cache
+        or "unsupported_compress_ratio_error" in kv_cache
+    )
+    if not checked or "compress_ratios" not in kv_cache:
+        report(
+            here,
+            "kv_source_compressor is checked after the layer's compress-ratio check, which "
+            "needs kv_cache.compress_ratios and kv_cache.unsupported_compress_ratio_error (or "
+            "_message): set them, or delete kv_source_compressor",
+        )
+    elif (
+        _int_list(compressor.get("compress_ratios"))
+        and _int_list(kv_cache["compress_ratios"])
+        and not set(compressor["compress_ratios"]) & set(kv_cache["compress_ratios"])
+    ):
+        report(
+            here + ("compress_ratios",),
+            "the compressor accepts none of the ratios the layer accepts "
+            "(kv_cache.compress_ratios): every kv-source layer would fail; list the ratios the "
+            "compressor takes",
+        )
+    message = compressor.get("unsupported_compress_ratio_message")
+    if isinstance(message, str):
+        _compress_ratio_template(
+            spec, report, here + ("unsupported_compress_ratio_message",), message
+        )
+
+
+def _int_list(value: object) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    )
+
+
+def _compress_ratio_template(spec: ResolvedSpec, report: Report, here: tuple, message: str) -> None:
+    """A compress-ratio message becomes an f-string: it may name only the values the check
+    has, and {display_name} filled in must stay bounded."""
+    import string
+
     try:
         parts = list(string.Formatter().parse(message))
     except ValueError as error:

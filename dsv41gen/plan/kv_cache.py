@@ -12,6 +12,33 @@ from .sources import SourceMap
 
 
 @dataclass(frozen=True)
+class KvSourceCheck:
+    """kv_cache.kv_source_compressor: the compressor a kv-source layer builds refuses the
+    ratios outside its own list (after the layer's check)."""
+
+    listed_in: str  # the HF config field listing kv-source layer ids
+    below: str  # the HF config field a kv-source layer id is below
+    ratios: tuple[int, ...]
+    error: Identifier
+    message: PyMessage | None
+    source: Comment
+
+    @property
+    def listed_in_py(self) -> PyLiteral:
+        return PyLiteral(self.listed_in)
+
+    @property
+    def below_py(self) -> PyLiteral:
+        return PyLiteral(self.below)
+
+    @property
+    def raised(self) -> PyCode:
+        if self.message is None:
+            return PyCode.format("{}", self.error)
+        return PyCode.format("{}({})", self.error, self.message)
+
+
+@dataclass(frozen=True)
 class CompressRatioCheck:
     model_type: str
     ratios: tuple[int, ...]
@@ -20,6 +47,7 @@ class CompressRatioCheck:
     source: Comment
     floor: int | None = None  # kv_cache.compress_ratio_floor: the layer uses max(floor, ratio)
     floor_source: Comment | None = None
+    kv_source: KvSourceCheck | None = None  # kv_cache.kv_source_compressor
 
     @property
     def checked_ratio(self) -> PyCode:
@@ -78,6 +106,12 @@ class KvPlan:
     all_types: tuple[str, ...]
 
     @property
+    def reads_hf_config(self) -> bool:
+        """Some variant's check asks the HF config which layers are kv sources: only then does
+        validate_compress_ratio read it (and the module define the helper)."""
+        return any(c.kv_source is not None for c in self.compress_ratio_checks)
+
+    @property
     def family_ident(self) -> Identifier:
         return Identifier(self.family)
 
@@ -121,6 +155,21 @@ def _compress_ratio_check(v: Variant, sources: SourceMap) -> CompressRatioCheck:
     assert kv is not None
     message = kv.unsupported_compress_ratio_message
     field = "unsupported_compress_ratio_message" if message else "unsupported_compress_ratio_error"
+    compressor = kv.kv_source_compressor
+    kv_source = (
+        KvSourceCheck(
+            compressor.layers_listed_in,
+            compressor.layers_below,
+            compressor.compress_ratios,
+            Identifier(compressor.error),
+            compress_ratio_message(compressor.message, v.display_name)
+            if compressor.message
+            else None,
+            sources.ref(v.name, "kv_cache", "kv_source_compressor"),
+        )
+        if compressor is not None
+        else None
+    )
     return CompressRatioCheck(
         v.model_type,
         kv.compress_ratios,
@@ -131,6 +180,7 @@ def _compress_ratio_check(v: Variant, sources: SourceMap) -> CompressRatioCheck:
         sources.ref(v.name, "kv_cache", "compress_ratio_floor")
         if kv.compress_ratio_floor is not None
         else None,
+        kv_source,
     )
 
 

@@ -436,6 +436,10 @@ class KvTests:
     cases: tuple[tuple[str, str, bool, bool], ...]
     ratio_allow: tuple[tuple[str, int], ...]
     ratio_reject: tuple[tuple[str, int, str, str], ...]  # (model_type, ratio, error, message)
+    # kv_cache.kv_source_compressor: (model_type, layer_id, ratio, hf_config) accepted, and
+    # (model_type, layer_id, ratio, hf_config, error, message) refused by the compressor
+    kv_source_allow: tuple[tuple[str, int, int, dict], ...] = ()
+    kv_source_reject: tuple[tuple[str, int, int, dict, str, str], ...] = ()
 
 
 def kv_tests(family: Family, plan: KvPlan) -> KvTests:
@@ -478,7 +482,37 @@ def kv_tests(family: Family, plan: KvPlan) -> KvTests:
                 text.format(layer_id=7, compress_ratio=bad, display_name=variant.display_name),
             )
         )
-    return KvTests(tuple(cases), tuple(allow), tuple(reject))
+    source_allow, source_reject = [], []
+    for variant in family.variants:
+        kv = variant.kv_cache
+        compressor = kv.kv_source_compressor if kv is not None else None
+        if compressor is None or not (
+            kv.unsupported_compress_ratio_message or kv.unsupported_compress_ratio_error
+        ):
+            continue
+        layer = 7
+        source = {compressor.layers_listed_in: [layer], compressor.layers_below: layer + 1}
+        others = (
+            {compressor.layers_listed_in: [0], compressor.layers_below: layer + 1},  # a consumer
+            {compressor.layers_listed_in: [layer], compressor.layers_below: layer},  # not below
+            {compressor.layers_below: layer + 1},  # the config lists no kv source
+        )
+        text = " ".join((compressor.message or "").split())
+        for ratio in kv.compress_ratios:  # the ratios the layer itself accepts
+            checked = max(kv.compress_ratio_floor or ratio, ratio)
+            source_allow += [(variant.model_type, layer, ratio, config) for config in others]
+            if checked in compressor.compress_ratios:
+                source_allow.append((variant.model_type, layer, ratio, source))
+            else:
+                message = text.format(
+                    layer_id=layer, compress_ratio=checked, display_name=variant.display_name
+                )
+                source_reject.append(
+                    (variant.model_type, layer, ratio, source, compressor.error, message)
+                )
+    return KvTests(
+        tuple(cases), tuple(allow), tuple(reject), tuple(source_allow), tuple(source_reject)
+    )
 
 
 @dataclass(frozen=True)

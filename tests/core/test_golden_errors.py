@@ -440,7 +440,7 @@ specs/deepseek_v41.yaml:@!custom@:17: variant.display_name: unsupported YAML tag
         "compress_ratio_message_unknown_field",
         [(V41, "layer {layer_id} has", "layer {layer} has")],
         """
-specs/deepseek_v41.yaml:@unsupported_compress_ratio_message:@:3: kv_cache.unsupported_compress_ratio_message: may only use the fields {layer_id}, {compress_ratio} and {display_name} (found {layer}); write a literal brace as '{{' or '}}'
+specs/deepseek_v41.yaml:@compress_ratio_floor: !delete+1@:3: kv_cache.unsupported_compress_ratio_message: may only use the fields {layer_id}, {compress_ratio} and {display_name} (found {layer}); write a literal brace as '{{' or '}}'
 """,
     ),
     (
@@ -650,6 +650,21 @@ specs/deepseek_v4.yaml:@h_prj@:29: checkpoint.weight_sets.classic_mtp.completene
         [(V41, "  compress_ratios: [0, 1, 2] # 0: pure SWA", "  compress_ratios: !delete")],
         """
 specs/deepseek_v41.yaml:@kv_cache:@:1: kv_cache.compress_ratios: unsupported_compress_ratio_message rejects the ratios outside kv_cache.compress_ratios, which is missing (deleted?): list the supported ratios, or delete the message too (`unsupported_compress_ratio_message: !delete`)
+specs/deepseek_v41.yaml:@  kv_source_compressor:@:3: kv_cache.kv_source_compressor: kv_source_compressor is checked after the layer's compress-ratio check, which needs kv_cache.compress_ratios and kv_cache.unsupported_compress_ratio_error (or _message): set them, or delete kv_source_compressor
+""",
+    ),
+    (
+        "kv_source_compressor_accepting_no_ratio_the_layer_does",
+        [(V41, "    compress_ratios: [1, 2]\n", "    compress_ratios: [4]\n")],
+        """
+specs/deepseek_v41.yaml:@compress_ratios: [4]@:5: kv_cache.kv_source_compressor.compress_ratios: the compressor accepts none of the ratios the layer accepts (kv_cache.compress_ratios): every kv-source layer would fail; list the ratios the compressor takes
+""",
+    ),
+    (
+        "kv_source_compressor_message_with_an_unknown_field",
+        [(V41, "got {compress_ratio}.", "got {ratio}.")],
+        """
+specs/deepseek_v41.yaml:@    unsupported_compress_ratio_message: >-@:5: kv_cache.kv_source_compressor.unsupported_compress_ratio_message: may only use the fields {layer_id}, {compress_ratio} and {display_name} (found {ratio}); write a literal brace as '{{' or '}}'
 """,
     ),
 ]
@@ -769,6 +784,7 @@ def test_golden_case_count_and_rules_covered():
         "speculative_token_limits": "divisibility_never_met",
         "num_speculative_tokens_default": "default_sources_missing",
         "compress_ratio_message_fields": "compress_ratio_message_unknown_field",
+        "kv_source_compressor": "kv_source_compressor_accepting_no_ratio_the_layer_does",
         "hf_config_counts": "stage_count_out_of_range",
         "weight_set_loader_rules": "weight_set_loader_rules_conflict",
         "generated_names": "generated_name_clashes_with_the_language_and_the_generated_modules",
