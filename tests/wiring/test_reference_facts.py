@@ -226,3 +226,23 @@ def test_v41_compress_ratio_message(wiring):
         "DeepSeek V4.1 layer 12 has compress_ratio=4; only 0 (sliding window), 1 and 2 are supported."
     )
     wiring.kv_cache.validate_compress_ratio("deepseek_v4", 12, 4)  # V4 supports C4
+
+
+def test_v41_kv_source_compressor_refuses_ratio_0(wiring):
+    # [vLLM 0.33.0 wheel] a layer in kv_source_layer_ids below num_hidden_layers builds a
+    # DeepseekCompressor, which takes ratios 1 and 2 only; other layers build none
+    check = wiring.kv_cache.validate_compress_ratio
+    source = {"kv_source_layer_ids": [3, 12], "num_hidden_layers": 40}
+    with pytest.raises(NotImplementedError) as error:
+        check("deepseek_v41", 12, 0, source)
+    assert str(error.value) == (
+        "DeepSeek V4.1 compressor supports compress_ratio 1 (full-length compressed cache) and "
+        "2; got 0. The ratio-4/128 CuTe-DSL kernels are v4.0-specific and not wired here."
+    )
+    check("deepseek_v41", 12, 2, source)
+    check("deepseek_v41", 11, 0, source)  # not a kv source
+    check("deepseek_v41", 40, 0, {**source, "kv_source_layer_ids": [40]})  # an MTP layer
+    check("deepseek_v41", 12, 0)  # a config listing no kv source
+    check("deepseek_v4", 12, 4, source)  # V4 has no kv sources
+    with pytest.raises(ValueError):  # the layer's own check comes first
+        check("deepseek_v41", 12, 4, source)
