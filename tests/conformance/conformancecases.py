@@ -274,26 +274,59 @@ def kv_state_bucket_cases() -> dict[str, dict]:
 COMPRESS_RATIO_PROBES = (-1, 0, 1, 2, 3, 4, 5, 8, 16, 32, 64, 127, 128, 129, 256, 512, 1024)
 
 
+# The layer every compress-ratio case builds, and the HF config's layer count in the stub.
+COMPRESS_RATIO_LAYER = 7
+COMPRESS_RATIO_LAYERS = 43
+
+
+def kv_source_shapes(family) -> dict[str, tuple[int, dict | None]]:
+    """(layer id, kv-source HF config fields) per shape, from the fields the family's specs name
+    (kv_cache.kv_source_compressor): a config that states none (``plain``), the layer a kv source
+    (``kv_source``), a layer below it the source (``consumer``), and an MTP layer (at the layer
+    count) listed as a source (``past_backbone``), which only the variants stating the compressor
+    are asked about (V4's layers past the count are ratio 1 whatever the config says)."""
+    shapes: dict[str, tuple[int, dict | None]] = {"plain": (COMPRESS_RATIO_LAYER, None)}
+    for variant in family.variants:
+        compressor = variant.kv_cache.kv_source_compressor if variant.kv_cache else None
+        if compressor is None:
+            continue
+        listed, below = compressor.layers_listed_in, compressor.layers_below
+        layer = COMPRESS_RATIO_LAYER
+        shapes["kv_source"] = (layer, {listed: [layer], below: COMPRESS_RATIO_LAYERS})
+        shapes["consumer"] = (layer, {listed: [0], below: COMPRESS_RATIO_LAYERS})
+        past = COMPRESS_RATIO_LAYERS
+        shapes["past_backbone"] = (past, {listed: [0, past], below: COMPRESS_RATIO_LAYERS})
+    return shapes
+
+
 def compress_ratio_cases() -> dict[str, dict]:
-    """Every variant with kv_cache.compress_ratios x every ratio any spec lists and the probes:
-    the layer constructors of its target architecture's vLLM package (attention, compressor)."""
+    """Every variant with kv_cache.compress_ratios x every ratio any spec lists and the probes x
+    the kv-source shapes: the layer constructors of its target architecture's vLLM package
+    (attention, compressor)."""
     cases: dict[str, dict] = {}
     for family in families():
         listed = {r for v in family.variants if v.kv_cache for r in v.kv_cache.compress_ratios}
+        shapes = kv_source_shapes(family)
         for variant in family.variants:
             if variant.kv_cache is None or not variant.kv_cache.compress_ratios:
                 continue
             module = next(
                 a.module for a in variant.architectures if a.name in target_architectures(variant)
             )
-            for ratio in sorted(listed | set(COMPRESS_RATIO_PROBES)):
-                cases[f"{variant.name}:{ratio}"] = {
-                    "package": family.name,
-                    "model_type": variant.model_type,
-                    "engine_package": module,
-                    "layer_id": 7,
-                    "ratio": ratio,
-                }
+            for shape, (layer_id, fields) in shapes.items():
+                if shape == "past_backbone" and variant.kv_cache.kv_source_compressor is None:
+                    continue
+                for ratio in sorted(listed | set(COMPRESS_RATIO_PROBES)):
+                    cases[f"{variant.name}:{shape}:{ratio}"] = {
+                        "package": family.name,
+                        "model_type": variant.model_type,
+                        "engine_package": module,
+                        "layer_id": layer_id,
+                        "layers": COMPRESS_RATIO_LAYERS,
+                        "ratio": ratio,
+                        "shape": shape,
+                        "hf_config": fields,
+                    }
     return cases
 
 

@@ -768,15 +768,32 @@ def _run_until_past(function, instance, past_line: int, **kwargs) -> None:
     raise RuntimeError(f"driver: {function.__qualname__} ran to its end on a stub config")
 
 
-def _engine_layer(module: str, layer_id: int, ratio: int) -> str:
+# What V4.1's attention constructor reads between the kv-source list and the compressor, for a
+# config that lists kv sources: the index sources (the same layers) and no candidate layer.
+_KV_SOURCE_COMPANIONS = {
+    "candidate_source_layer_id": -1,
+    "candidate_topk_blocks": 0,
+    "candidate_block_size": 0,
+}
+
+
+def _engine_layer(
+    module: str, layer_id: int, ratio: int, layers: int, fields: dict | None, tag: str
+) -> str:
+    """Build the variant's attention layer (and its compressor, where the layer builds one) on a
+    stub config. ``fields``: the kv-source HF config fields of the case; None: the stub answers
+    none of them, and the construction ends where the layer first reads one."""
     import torch
 
     attention = importlib.import_module(f"{module}.attention")
     attention.get_tensor_model_parallel_world_size = lambda: 1
     base = attention.DeepseekV4Attention
     probe = type("Probe", (base,), {name: None for name in base.__abstractmethods__})
-    layers = 43
-    hf = _Stub(
+    extra = {}
+    if fields is not None:
+        extra = {**_KV_SOURCE_COMPANIONS, **fields}
+        extra["index_source_layer_ids"] = fields.get("kv_source_layer_ids", [])
+    base_fields = dict(
         hidden_size=256,
         num_attention_heads=4,
         q_lora_rank=64,
@@ -787,10 +804,12 @@ def _engine_layer(module: str, layer_id: int, ratio: int) -> str:
         sliding_window=128,
         vision_n_layers=0,
         num_hidden_layers=layers,
-        layer_types=["layer"] * layers,
+        # one entry past the layer count too, so a layer there (an MTP layer) has the ratio
+        layer_types=["layer"] * (layers + 1),
         compress_rates={"layer": ratio},  # V4
-        compress_ratios=[ratio] * layers,  # V4.1
+        compress_ratios=[ratio] * (layers + 1),  # V4.1
     )
+    hf = _Stub(**{**base_fields, **extra})
     config = _Stub(
         model_config=_Stub(hf_config=hf, max_model_len=4096),
         quant_config=None,
@@ -810,7 +829,13 @@ def _engine_layer(module: str, layer_id: int, ratio: int) -> str:
     try:
         builds = eval(_compressor_guard(base.__init__), {}, {"self": layer})  # noqa: S307
     except AttributeError:
-        return "accepted"  # the compressor is built on other grounds (V4.1: kv-source layers)
+        if fields is not None:
+            raise RuntimeError(
+                f"driver: {module}'s compressor guard reads what the layer had not set on a "
+                "config with kv-source fields: the stub must answer more"
+            ) from None
+        # the compressor is built on grounds the config does not state (V4.1: kv-source layers)
+        return "accepted"
     if not builds:
         return "accepted"
     # the compressor reads the norm epsilon the attention stub left out (where it stopped)
@@ -828,9 +853,11 @@ def _engine_layer(module: str, layer_id: int, ratio: int) -> str:
         hidden_size=256,
         head_dim=512,
         rotate=True,
-        prefix=f"{prefix}.compressor.{ratio}",
+        prefix=f"{prefix}.compressor.{tag}",
     )
-    assert isinstance(instance.state_cache, compressor_module.CompressorStateCache)
+    # V4 checks the ratio in its state cache; V4.1's ratio 1 builds none
+    state_cache = instance.state_cache
+    assert state_cache is None or isinstance(state_cache, compressor_module.CompressorStateCache)
     return "accepted"
 
 
@@ -846,14 +873,20 @@ def site_compress_ratio(cases: dict[str, dict]) -> dict[str, dict]:
 
             def ours(case=case, kv_cache=kv_cache):
                 kv_cache.validate_compress_ratio(
-                    case["model_type"], case["layer_id"], case["ratio"]
+                    case["model_type"], case["layer_id"], case["ratio"], case["hf_config"]
                 )
                 return "accepted"
 
             answers[case_id] = {
                 "vllm": outcome(
                     lambda case=case: _engine_layer(
-                        case["engine_package"], case["layer_id"], case["ratio"]
+                        case["engine_package"],
+                        case["layer_id"],
+                        case["ratio"],
+                        case["layers"],
+                        case["hf_config"],
+                        # one state-cache name per case: the layers share one forward context
+                        f"{case['model_type']}.{case['shape']}.{case['ratio']}",
                     )
                 ),
                 "generated": outcome(ours),

@@ -13,8 +13,14 @@ on the ratio. Patched out: the TP world size and the compressor's fused linear l
 
 Compared per case: accepted, or the exception type and exact message (V4's
 ``assert compress_ratio in [4, 128]`` raises an AssertionError without a message; V4.1 raises
-its ValueError). Matrix: every variant with ``kv_cache.compress_ratios`` x every ratio any spec
-lists and ``COMPRESS_RATIO_PROBES``.
+its ValueError, and its compressor on a kv-source layer its NotImplementedError for ratio 0).
+Matrix: every variant with ``kv_cache.compress_ratios`` x every ratio any spec lists and
+``COMPRESS_RATIO_PROBES`` x the kv-source configs of ``kv_source_shapes`` (built from the HF
+fields ``kv_cache.kv_source_compressor`` names): a config listing none, the layer a kv source, a
+consumer of a source below it, and an MTP layer (at ``num_hidden_layers``) listed as a source.
+The stub answers what V4.1's constructor reads on the way to the compressor (the index sources,
+as the kv sources, and no candidate layer); with no kv-source fields the construction ends where
+the layer first reads one, after its own ratio check.
 """
 
 from __future__ import annotations
