@@ -41,7 +41,7 @@ class Series:
     label: str
     bytes_moved: tuple[float, ...]
     tb_s: tuple[float, ...]
-    kind: str  # "kernel" (the generated one), "alternative", "copy", "vllm"
+    kind: str  # "kernel" (the generated one), "alternative", "copy", "copy_same", "vllm"
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,7 @@ _LOOK = {
     "kernel": {"marker": "o", "linestyle": "-", "linewidth": 1.6},
     "alternative": {"marker": "s", "linestyle": "--", "linewidth": 1.0},
     "copy": {"marker": "", "linestyle": ":", "linewidth": 1.2, "color": "0.35"},
+    "copy_same": {"marker": "", "linestyle": "--", "linewidth": 1.0, "color": "0.55"},
     "vllm": {"marker": "^", "linestyle": "-.", "linewidth": 1.2, "color": "tab:red"},
 }
 
@@ -134,7 +135,9 @@ def rope_kv_panels(result: dict) -> list[Panel]:
         if all("copy_same_bytes" in r for r in rows):
             same = tuple(r["copy_same_bytes"]["best_GBps"] / 1000 for r in rows)
             sizes_all = tuple(float(r["bytes"]) for r in rows)
-            series.append(Series("device copy, same bytes and timing", sizes_all, same, "copy"))
+            series.append(
+                Series("device copy, same bytes and timing", sizes_all, same, "copy_same")
+            )
         panels.append(Panel(title, tuple(series)))
     return panels
 
