@@ -85,6 +85,9 @@ class PluginPlan:
     # (model_type, the backend class vLLM's layer returns, the generated class that replaces
     # it for that model_type, source)
     backend_replacements: tuple[tuple[str, str, str, Comment], ...] = ()
+    # some variant's method has no default num_speculative_tokens (default: none), on which the
+    # engine crashes (vLLM 0.33.0's MTP): the hook puts the spec's refusal in place of the crash
+    refuses_unset_num_speculative_tokens: bool = False
 
     @property
     def py(self) -> LiteralView:
@@ -335,6 +338,9 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
         quantization_methods=_methods_with(family, "target_quantization"),
         config_parents=config_parents,
         backend_replacements=tuple(r[:4] for r in replacements),
+        refuses_unset_num_speculative_tokens=any(
+            m.num_speculative_tokens.required for v in family.variants for m in v.methods
+        ),
     )
 
 

@@ -118,6 +118,13 @@ def snapshot(package: str, matrix: dict) -> dict:
         record("speculative.engine_method", spec.engine_method, method)
     for mt, method in itertools.product(mts, METHODS):
         record("speculative.validate_method", spec.validate_method, mt, method)
+        if hasattr(spec, "refuse_unset_num_speculative_tokens"):
+            record(
+                "speculative.refuse_unset_num_speculative_tokens",
+                spec.refuse_unset_num_speculative_tokens,
+                mt,
+                method,
+            )
         for hf in matrix["hf_configs"]:
             record("speculative.tokens_per_round", spec.tokens_per_round, mt, method, hf)
             record(
