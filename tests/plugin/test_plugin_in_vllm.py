@@ -227,8 +227,22 @@ def test_v4_and_v41_behave_the_same_with_and_without_the_plugin(
     differ = [
         (case, before, after)
         for case, before, after in zip(matrix, stock["results"], hooked["results"])
-        if before != after
+        if before != after and not _crash_refused(before, after, "num_speculative_tokens")
     ]
+    # the one deliberate divergence is exercised: vLLM's MTP crash on a draft without
+    # num_speculative_tokens (README, "Deliberate divergence"; the method given as mtp, as an MTP
+    # draft model_type or none, which vLLM detects) is the spec's refusal with the plugin
+    refused = [
+        (case, after)
+        for case, before, after in zip(matrix, stock["results"], hooked["results"])
+        if before != after and _crash_refused(before, after, "num_speculative_tokens")
+    ]
+    assert refused and all(
+        case["num_speculative_tokens"] is None
+        and case["draft_model"] is not None
+        and "with classic-MTP needs num_speculative_tokens" in after["message"]
+        for case, after in refused
+    ), refused
     kinds: dict[str, int] = {}
     for case, before, after in differ:
         kinds[_difference(case, before, after)] = kinds.get(_difference(case, before, after), 0) + 1
@@ -238,6 +252,29 @@ def test_v4_and_v41_behave_the_same_with_and_without_the_plugin(
     assert not unexplained, message  # a plain failure: not one of the known kinds
     if differ:
         raise KnownSpecMismatch(message)
+
+
+ENGINE_CRASH_TYPES = ("TypeError", "AttributeError", "KeyError")
+
+
+def _crash_refused(before: dict, after: dict, field: str) -> bool:
+    """The conformance suite's engine-crash rule (tests/conformance/conformancerules.py) on this
+    driver's records: stock vLLM crashed (an unhandled TypeError, AttributeError or KeyError, or
+    an AssertionError with no message) and the plugin refuses the same config with an error of
+    its own, not a crash, whose message names ``field``."""
+
+    def crash(result: dict) -> bool:
+        return result["outcome"] == "error" and (
+            result["type"] in ENGINE_CRASH_TYPES
+            or (result["type"] == "AssertionError" and not result["message"])
+        )
+
+    return (
+        crash(before)
+        and after["outcome"] == "error"
+        and not crash(after)
+        and field in after["message"]
+    )
 
 
 def _difference(case: dict, before: dict, after: dict) -> str:
