@@ -314,6 +314,68 @@ class SharedWeights:
         )
 
 
+class PastCount(enum.Enum):
+    """What the engine's loader does with a tensor at or past a count (a stage, an expert)."""
+
+    SKIPPED = "skipped"  # nothing maps it: dropped
+    REJECTED = "rejected"  # no parameter for it: the loader fails
+
+
+@dataclass(frozen=True)
+class Stacked:
+    """One checkpoint tensor loading into one shard of a merged engine parameter."""
+
+    into: str  # the engine parameter, relative ("attn.fused_wqa_wkv")
+    shard: int | str  # the shard id the loader passes (0, 1 / "w1", "w2", "w3")
+
+    @staticmethod
+    def parse(d: dict) -> Stacked:
+        return Stacked(d["into"], d["shard"])
+
+
+@dataclass(frozen=True)
+class Experts:
+    """A block's routed experts: ``prefix`` with ``{e}`` for e below the count, each shipping
+    ``weights`` that load into shards of one fused parameter for all experts."""
+
+    prefix: str  # "ffn.experts.{e}."
+    count_sources: tuple[str, ...]  # HF config fields, first positive one wins
+    past_count: PastCount
+    weights: tuple[tuple[str, Stacked], ...]  # per-expert checkpoint name -> fused parameter
+
+    @staticmethod
+    def parse(d: dict) -> Experts:
+        return Experts(
+            prefix=d["prefix"],
+            count_sources=tuple(d["count"]["sources"]),
+            past_count=PastCount(d.get("past_count", "skipped")),
+            weights=tuple(sorted((k, Stacked.parse(v)) for k, v in d["weights"].items())),
+        )
+
+
+@dataclass(frozen=True)
+class Block:
+    """The stage's decoder block as the draft loader loads it (attention, norms, MoE)."""
+
+    maps_to: str  # under the stage's maps_to ("mtp_block.", "")
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    stacked: tuple[tuple[str, Stacked], ...]  # checkpoint name -> merged parameter shard
+    renames: tuple[tuple[str, str], ...]  # checkpoint name -> engine parameter name
+    experts: Experts | None
+
+    @staticmethod
+    def parse(d: dict) -> Block:
+        return Block(
+            maps_to=d.get("maps_to", ""),
+            required=tuple(d["required"]),
+            optional=tuple(d.get("optional", ())),
+            stacked=tuple(sorted((k, Stacked.parse(v)) for k, v in d.get("stacked", {}).items())),
+            renames=tuple(sorted(d.get("renames", {}).items())),
+            experts=Experts.parse(d["experts"]) if "experts" in d else None,
+        )
+
+
 @dataclass(frozen=True)
 class Completeness:
     """Which missing weights the engine's loader fails on (checkpoint.weight_sets.*.completeness);
@@ -350,6 +412,7 @@ class WeightSet:
     renames: tuple[tuple[str, str], ...]  # checkpoint name -> engine parameter name
     rejected: tuple[str, ...]
     completeness: Completeness
+    block: Block | None = None  # the stage's decoder block
 
     @staticmethod
     def parse(name: str, d: dict) -> WeightSet:
@@ -367,6 +430,7 @@ class WeightSet:
             renames=tuple(sorted(d.get("renames", {}).items())),
             rejected=tuple(d.get("rejected", ())),
             completeness=Completeness.parse(d.get("completeness")),
+            block=Block.parse(d["block"]) if "block" in d else None,
         )
 
     @property

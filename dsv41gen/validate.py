@@ -473,6 +473,99 @@ def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
                 )
 
 
+MAX_EXPERTS = 1024  # routed experts per decoder block: the generated check names each one
+
+
+@rule
+def _weight_set_block(spec: ResolvedSpec, report: Report) -> None:
+    """A weight set's decoder block: every stacked or renamed name is a block weight, the
+    shards of one merged parameter are distinct, a block weight is not also a weight of the set
+    itself nor rejected, and the routed experts' count has a value the check can fall back on
+    (the spec's hf_config: the reference checkpoint's)."""
+    hf = spec.data.get("hf_config", {})
+    for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
+        block = body.get("block")
+        if not isinstance(block, dict):
+            continue
+        at = ("checkpoint", "weight_sets", name, "block")
+        names = list(block.get("required", [])) + list(block.get("optional", []))
+        for both in sorted(set(block.get("required", [])) & set(block.get("optional", []))):
+            report((*at, "optional"), f"{both!r} is listed as both required and optional")
+        for key in ("stacked", "renames"):
+            for source in block.get(key, {}) or {}:
+                if source not in names:
+                    report(
+                        (*at, key, source),
+                        f"{source!r} is no weight of the block: list it under `block.required` "
+                        "(or `optional`); stacked and renamed names go from a checkpoint name "
+                        "the block ships to the engine's parameter" + did_you_mean(source, names),
+                    )
+        for source in sorted(
+            set(block.get("stacked", {}) or {}) & set(block.get("renames", {}) or {})
+        ):
+            report(
+                (*at, "renames", source),
+                f"{source!r} is both stacked and renamed: the engine's loader applies one rule "
+                "to a name; keep it under `stacked` (a shard of a merged parameter) or `renames`",
+            )
+        shards: dict[tuple[str, object], str] = {}
+        for source, target in (block.get("stacked", {}) or {}).items():
+            key = (target.get("into"), target.get("shard"))
+            if key in shards:
+                report(
+                    (*at, "stacked", source, "shard"),
+                    f"{source!r} and {shards[key]!r} both load shard {key[1]!r} of {key[0]!r}: "
+                    "each checkpoint tensor of a merged parameter fills its own shard; give "
+                    f"{source!r} another shard id",
+                )
+            shards.setdefault(key, source)
+        shared = body.get("shared") or {}
+        # a derived parameter's source may be a block weight (V4 DSpark's attn.wkv loads into
+        # the block and is copied into context_wkv_proj)
+        set_names = [
+            *body.get("required", []),
+            *body.get("optional", []),
+            *shared.get("required", []),
+            *shared.get("optional", []),
+        ]
+        for weight in names:
+            if weight in set_names:
+                report(
+                    (*at, "required" if weight in block.get("required", []) else "optional"),
+                    f"{weight!r} is a weight of the set and of its block: the engine loads a "
+                    "stage weight into the stage (maps_to) or into its decoder block "
+                    "(maps_to + block.maps_to), not both; list it once",
+                )
+            for i, item in enumerate(body.get("rejected", []) or []):
+                if weight == item or weight.startswith(item + "."):
+                    report(
+                        ("checkpoint", "weight_sets", name, "rejected", i),
+                        f"{item!r} is rejected but the block ships {weight!r}: a checkpoint "
+                        "could never satisfy both",
+                    )
+        experts = block.get("experts")
+        if not isinstance(experts, dict):
+            continue
+        expert_shards: dict[tuple[str, object], str] = {}
+        for weight, target in (experts.get("weights", {}) or {}).items():
+            key = (target.get("into"), target.get("shard"))
+            if key in expert_shards:
+                report(
+                    (*at, "experts", "weights", weight, "shard"),
+                    f"{weight!r} and {expert_shards[key]!r} both load shard {key[1]!r} of "
+                    f"{key[0]!r} for every expert; give {weight!r} another shard id",
+                )
+            expert_shards.setdefault(key, weight)
+        sources = (experts.get("count") or {}).get("sources", [])
+        if sources and not any(_is_count(hf.get(s)) for s in sources):
+            report(
+                (*at, "experts", "count", "sources"),
+                f"no source ({', '.join(sources)}) has a value in hf_config: a checkpoint whose "
+                "config.json sets none is checked with the spec's value (the reference "
+                f"checkpoint's); state it, e.g. `hf_config: {{{sources[-1]}: 256}}`",
+            )
+
+
 @rule
 def _block_sizes_powers_of_two(spec: ResolvedSpec, report: Report) -> None:
     for backend, body in spec.data.get("attention_backends", {}).items():
@@ -1001,6 +1094,9 @@ def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
     for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
         for source in (body.get("stage_count") or {}).get("sources", []):
             uses.setdefault(source, f"checkpoint.weight_sets.{name}.stage_count.sources")
+        experts = (body.get("block") or {}).get("experts") or {}
+        for source in (experts.get("count") or {}).get("sources", []):
+            uses.setdefault(source, f"checkpoint.weight_sets.{name}.block.experts.count.sources")
     for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
         for source in body.get("tokens_per_round", {}).get("sources", []):
             uses.setdefault(source, f"speculative.methods.{method}.tokens_per_round.sources")
@@ -1008,7 +1104,12 @@ def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
         if field_name not in hf or hf[field_name] is None:
             continue
         value = hf[field_name]
-        limit = MAX_STAGES if use.startswith("checkpoint.") else MAX_TOKENS_PER_ROUND
+        if ".experts." in use:
+            limit = MAX_EXPERTS
+        elif use.startswith("checkpoint."):
+            limit = MAX_STAGES
+        else:
+            limit = MAX_TOKENS_PER_ROUND
         if not _is_count(value) or value > limit:
             report(
                 ("hf_config", field_name),

@@ -7,8 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..codegen_values import Comment, Identifier, LiteralView, PyLiteral, literal_rows
-from ..model import Family
-from ..validate import MAX_STAGES  # the generated reader bounds checkpoints by the same count
+from ..model import Family, PastCount
+from ..validate import (  # the generated reader bounds checkpoints by the same counts
+    MAX_EXPERTS,
+    MAX_STAGES,
+)
 from .sources import SourceMap
 
 
@@ -33,6 +36,16 @@ class WeightSetPlan:
     checked_unquantized_only: bool  # completeness.checked: unquantized
     untracked: tuple[str, ...]  # completeness.untracked
     every_stage_loads: bool  # completeness.every_stage_loads
+    block_maps_to: str
+    block_required: tuple[str, ...]
+    block_optional: tuple[str, ...]
+    block_stacked: tuple[tuple[str, str, int | str], ...]  # (checkpoint name, parameter, shard)
+    block_renames: tuple[tuple[str, str], ...]
+    experts_prefix: str  # "" without routed experts
+    experts_count_sources: tuple[str, ...]
+    experts_count_default: int  # the spec's hf_config value (0 without routed experts)
+    experts_past_count_rejected: bool
+    experts_weights: tuple[tuple[str, str, int | str], ...]  # (per-expert name, parameter, shard)
     source: Comment
 
     @property
@@ -52,7 +65,7 @@ class _Words:
 
     def __getattr__(self, name: str) -> str:
         value = getattr(self._plan, name)
-        if name in ("derived", "renames"):
+        if name in ("derived", "renames", "block_renames"):
             return " ".join(f"{a}={b}" for a, b in value)
         return " ".join(value)
 
@@ -72,6 +85,10 @@ class CheckpointPlan:
         return PyLiteral(MAX_STAGES)
 
     @property
+    def max_experts_py(self) -> PyLiteral:
+        return PyLiteral(MAX_EXPERTS)
+
+    @property
     def method_sets_py(self) -> tuple[tuple[PyLiteral, ...], ...]:
         return literal_rows(self.method_sets)
 
@@ -84,6 +101,15 @@ def plan_checkpoint(family: Family, sources: SourceMap) -> CheckpointPlan:
             offset = variant.hf_value(field) if field is not None else 0
             assert isinstance(offset, int)  # validation: the offset field is an hf_config count
             shared = ws.shared
+            block = ws.block
+            experts = block.experts if block else None
+            expert_default = 0
+            if experts is not None:
+                expert_default = next(
+                    v
+                    for f in experts.count_sources
+                    if isinstance(v := variant.hf_value(f), int) and v > 0
+                )  # validation: some source has a count in hf_config
             sets.append(
                 WeightSetPlan(
                     model_type=variant.model_type,
@@ -105,6 +131,21 @@ def plan_checkpoint(family: Family, sources: SourceMap) -> CheckpointPlan:
                     checked_unquantized_only=ws.completeness.checked_unquantized_only,
                     untracked=ws.completeness.untracked,
                     every_stage_loads=ws.completeness.every_stage_loads,
+                    block_maps_to=block.maps_to if block else "",
+                    block_required=block.required if block else (),
+                    block_optional=block.optional if block else (),
+                    block_stacked=tuple((k, t.into, t.shard) for k, t in block.stacked)
+                    if block
+                    else (),
+                    block_renames=block.renames if block else (),
+                    experts_prefix=experts.prefix if experts else "",
+                    experts_count_sources=experts.count_sources if experts else (),
+                    experts_count_default=expert_default,
+                    experts_past_count_rejected=experts is not None
+                    and experts.past_count is PastCount.REJECTED,
+                    experts_weights=tuple((k, t.into, t.shard) for k, t in experts.weights)
+                    if experts
+                    else (),
                     source=sources.ref(variant.name, "checkpoint", "weight_sets", ws.name),
                 )
             )

@@ -517,15 +517,20 @@ def kv_tests(family: Family, plan: KvPlan) -> KvTests:
 
 @dataclass(frozen=True)
 class CheckpointTests:
-    # (model_type, method, complete checkpoint, "dropped weight>the name reported missing>what
-    # the loader does unquantized>quantized ..." (fails / loads: uninitialized)); name lists are
-    # space-separated, one line each in the generated test
-    cases: tuple[tuple[str, str, str, str], ...]
-    # (model_type, method, complete checkpoint plus one tensor the loader fails on, that tensor)
-    rejected: tuple[tuple[str, str, str, str], ...]
-    # (model_type, method, complete checkpoint, the stage-count field set one past its stages,
-    # the stage the loader fails on): completeness.every_stage_loads
-    empty_stage: tuple[tuple[str, str, str, str, str], ...]
+    # (model_type, method, config.json, complete checkpoint, "dropped weight>the name reported
+    # missing>what the loader does unquantized>quantized ..." (fails / loads: uninitialized));
+    # name lists are space-separated, one line each in the generated test
+    cases: tuple[tuple[str, str, dict[str, int], str, str], ...]
+    # (model_type, method, config.json, complete checkpoint plus one tensor the loader fails on,
+    # that tensor)
+    rejected: tuple[tuple[str, str, dict[str, int], str, str], ...]
+    # (model_type, method, config.json, complete checkpoint, the stage-count field set one past
+    # its stages, the stage the loader fails on): completeness.every_stage_loads
+    empty_stage: tuple[tuple[str, str, dict[str, int], str, str, str], ...]
+
+
+# routed experts per block in the generated tests' config.json (a small checkpoint)
+TEST_EXPERTS = 2
 
 
 def _loader_outcome(ws, weight: str, quantized: bool, count: int) -> str:
@@ -554,9 +559,19 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
         count = ws.stage_count_default or 1
         at = [ws.stage_prefix.format(i=i) for i in range(count)]
         sources = tuple(source for _, source in ws.derived)
-        names = tuple(p + w for p in at for w in ws.required + ws.optional + sources)
+        config = {ws.experts_count_sources[0]: TEST_EXPERTS} if ws.experts_prefix else {}
+        experts = tuple(
+            ws.experts_prefix.format(e=e) + w
+            for e in range(TEST_EXPERTS if ws.experts_prefix else 0)
+            for w, _, _ in ws.experts_weights
+        )
+        block = ws.block_required + ws.block_optional + experts
+        names = tuple(
+            dict.fromkeys(p + w for p in at for w in ws.required + ws.optional + sources + block)
+        )
         names += tuple(at[-1] + w for w in ws.shared_required + ws.shared_optional)
         glob = ws.stage_prefix.split("{i}")[0] + "*."
+        routed = ws.experts_prefix.split("{e}")[0].rstrip(".")  # the experts' untracked name
 
         def loader(weight: str, quantized: bool, ws=ws, count=count) -> str:
             return _loader_outcome(ws, weight, quantized, count)
@@ -566,7 +581,15 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
         drops += [
             (at[-1] + w, glob + w, w) for w in ws.shared_required[:1] + ws.shared_required[-1:]
         ]
-        drops += [(at[-1] + w, at[-1] + w, w) for w in sources[:1]]
+        # a derived source that is also a block weight is reported twice: the block's drops
+        drops += [(at[-1] + w, at[-1] + w, w) for w in sources[:1] if w not in block]
+        # the decoder block's first and last weights, one it checks, and the last expert's
+        block_checked = [w for w in ws.block_required if w not in ws.untracked]
+        drops += [
+            (at[0] + w, at[0] + w, w)
+            for w in ws.block_required[:1] + ws.block_required[-1:] + tuple(block_checked[:1])
+        ]
+        drops += [(at[-1] + w, at[-1] + w, routed) for w in experts[-1:]]
         # and the first weight the loader checks (the ones above may all be untracked)
         checked = [w for w in ws.required if w not in ws.untracked]
         shared_checked = [w for w in ws.shared_required if w not in ws.untracked]
@@ -580,18 +603,24 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
                 (
                     model_type,
                     method,
+                    config,
                     " ".join(names),
                     ws.stage_count_sources[0],
                     ws.stage_prefix.format(i=count) + "*",
                 )
             )
-        cases.append((model_type, method, " ".join(names), pairs))
+        cases.append((model_type, method, config, " ".join(names), pairs))
         for bad in ws.rejected:
-            rejected.append((model_type, method, " ".join(names + (at[0] + bad,)), at[0] + bad))
+            rejected.append(
+                (model_type, method, config, " ".join(names + (at[0] + bad,)), at[0] + bad)
+            )
         for derived, _ in ws.derived:
-            rejected.append((model_type, method, " ".join(names + (derived,)), derived))
+            rejected.append((model_type, method, config, " ".join(names + (derived,)), derived))
         stage_weights = ws.required[:1] or sources[:1]
         if ws.past_count_rejected and stage_weights:  # a stage the engine does not build
             past = ws.stage_prefix.format(i=count) + stage_weights[0]
-            rejected.append((model_type, method, " ".join(names + (past,)), past))
+            rejected.append((model_type, method, config, " ".join(names + (past,)), past))
+        if ws.experts_past_count_rejected and experts:  # an expert the block does not build
+            past = at[0] + ws.experts_prefix.format(e=TEST_EXPERTS) + ws.experts_weights[0][0]
+            rejected.append((model_type, method, config, " ".join(names + (past,)), past))
     return CheckpointTests(tuple(cases), tuple(rejected), tuple(empty))

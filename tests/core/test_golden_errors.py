@@ -564,6 +564,37 @@ specs/deepseek_v4.yaml:@nrom: shared_head.norm@:9: checkpoint.weight_sets.classi
 specs/deepseek_v4.yaml:@rejected: [shared_head, norm]@:31: checkpoint.weight_sets.classic_mtp.rejected.1: 'norm' is rejected but the set ships norm: a checkpoint could never satisfy both
 """,
     ),
+    (
+        # the stacked and expert mappings are written once (a YAML anchor) and used by both V4
+        # sets: an error in them is reported per set, at the anchored text
+        "weight_set_block_conflict",
+        [
+            (
+                V4,
+                "attn.wkv: {into: attn.fused_wqa_wkv, shard: 1}",
+                "attn.wkw: {into: attn.fused_wqa_wkv, shard: 1}",
+            ),
+            (
+                V4,
+                "ffn.shared_experts.w3: {into: ffn.shared_experts.gate_up_proj, shard: 1}",
+                "ffn.shared_experts.w3: {into: ffn.shared_experts.gate_up_proj, shard: 0}",
+            ),
+            (V4, "rejected: [shared_head]", "rejected: [shared_head, ffn.gate]"),
+            (
+                V41,
+                "[dspark_n_routed_experts, n_routed_experts]",
+                "[dspark_n_routed_experts, n_experts]",
+            ),
+        ],
+        """
+specs/deepseek_v4.yaml:@rejected: [shared_head, ffn.gate]@:31: checkpoint.weight_sets.classic_mtp.rejected.1: 'ffn.gate' is rejected but the block ships 'ffn.gate': a checkpoint could never satisfy both
+specs/deepseek_v4.yaml:@attn.wkw: {into@:11: checkpoint.weight_sets.classic_mtp.block.stacked.'attn.wkw': 'attn.wkw' is no weight of the block: list it under `block.required` (or `optional`); stacked and renamed names go from a checkpoint name the block ships to the engine's parameter; did you mean 'attn.wkv'?
+specs/deepseek_v4.yaml:@attn.wkw: {into@:11: checkpoint.weight_sets.dspark.block.stacked.'attn.wkw': 'attn.wkw' is no weight of the block: list it under `block.required` (or `optional`); stacked and renamed names go from a checkpoint name the block ships to the engine's parameter; did you mean 'attn.wkv'?
+specs/deepseek_v4.yaml:@w3: {into: ffn.shared_experts.gate_up_proj, shard: 0}@:74: checkpoint.weight_sets.classic_mtp.block.stacked.'ffn.shared_experts.w3'.shard: 'ffn.shared_experts.w3' and 'ffn.shared_experts.w1' both load shard 0 of 'ffn.shared_experts.gate_up_proj': each checkpoint tensor of a merged parameter fills its own shard; give 'ffn.shared_experts.w3' another shard id
+specs/deepseek_v4.yaml:@w3: {into: ffn.shared_experts.gate_up_proj, shard: 0}@:74: checkpoint.weight_sets.dspark.block.stacked.'ffn.shared_experts.w3'.shard: 'ffn.shared_experts.w3' and 'ffn.shared_experts.w1' both load shard 0 of 'ffn.shared_experts.gate_up_proj': each checkpoint tensor of a merged parameter fills its own shard; give 'ffn.shared_experts.w3' another shard id
+specs/deepseek_v41.yaml:@n_experts]}@:19: checkpoint.weight_sets.dspark.block.experts.count.sources: no source (dspark_n_routed_experts, n_experts) has a value in hf_config: a checkpoint whose config.json sets none is checked with the spec's value (the reference checkpoint's); state it, e.g. `hf_config: {n_experts: 256}`
+""",
+    ),
 ]
 
 
@@ -787,6 +818,7 @@ def test_golden_case_count_and_rules_covered():
         "kv_source_compressor": "kv_source_compressor_accepting_no_ratio_the_layer_does",
         "hf_config_counts": "stage_count_out_of_range",
         "weight_set_loader_rules": "weight_set_loader_rules_conflict",
+        "weight_set_block": "weight_set_block_conflict",
         "generated_names": "generated_name_clashes_with_the_language_and_the_generated_modules",
         "names_are_not_keywords": "name_fields_are_not_python_keywords",
         "engine_known": "engine_release_unknown",

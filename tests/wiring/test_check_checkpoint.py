@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from wiringhelpers import SPECS, run_cli
+from wiringhelpers import SPECS, decoder_blocks, run_cli
 
 numpy = pytest.importorskip("numpy")
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
@@ -35,14 +35,20 @@ def _stages(weights, stages):
 
 
 def _v41(last_stage=2):
-    """V4.1 DSpark's model-level weights: loaded once, from whichever stage carries them."""
-    return [f"mtp.{last_stage}.{w}" for w in V41_DSPARK]
+    """V4.1 DSpark's model-level weights (loaded once, from whichever stage carries them) and
+    its three stages' decoder blocks with two routed experts each."""
+    return [f"mtp.{last_stage}.{w}" for w in V41_DSPARK] + decoder_blocks(3, EXPERTS)
+
+
+# routed experts per block in the checkpoints written here (their config.json says so)
+EXPERTS = 2
+CONFIG = {"n_routed_experts": EXPERTS}
 
 
 def test_v41_dspark_checkpoint_is_servable(tmp_path):
     _save(tmp_path / "model-00001.safetensors", _v41()[:2])
     _save(tmp_path / "model-00002.safetensors", _v41()[2:] + ["model.embed_tokens"])
-    (tmp_path / "config.json").write_text(json.dumps({"num_nextn_predict_layers": 3}))
+    (tmp_path / "config.json").write_text(json.dumps({"num_nextn_predict_layers": 3, **CONFIG}))
     result = run_cli(
         "check-checkpoint", str(SPECS / "deepseek_v41.yaml"), str(tmp_path), "--method", "dspark"
     )
@@ -53,7 +59,9 @@ def test_v41_dspark_checkpoint_is_servable(tmp_path):
 
 def test_missing_weights_are_named_exactly(tmp_path):
     names = [n for n in _v41() if n not in ("mtp.2.markov_head.embed", "mtp.2.norm")]
+    names = [n for n in names if n not in ("mtp.1.attn.wq_a", "mtp.0.ffn.experts.1.w3")]
     _save(tmp_path / "model.safetensors", names)
+    (tmp_path / "config.json").write_text(json.dumps(CONFIG))
     result = run_cli(
         "check-checkpoint",
         str(SPECS / "deepseek_v41.yaml"),
@@ -70,10 +78,26 @@ def test_missing_weights_are_named_exactly(tmp_path):
     ]
 
 
+def test_a_stacked_weight_may_ship_as_the_merged_parameter(tmp_path):
+    """vLLM 0.33.0 loads attn.fused_wqa_wkv whole when a checkpoint ships it (every shard); a
+    routed expert past the count is dropped by its loader (no expert mapping names it)."""
+    names = [n for n in _v41() if not n.endswith((".attn.wq_a", ".attn.wkv"))]
+    names += [f"mtp.{i}.attn.fused_wqa_wkv" for i in range(3)] + ["mtp.0.ffn.experts.2.w1"]
+    _save(tmp_path / "model.safetensors", names)
+    (tmp_path / "config.json").write_text(json.dumps(CONFIG))
+    result = run_cli(
+        "check-checkpoint", str(SPECS / "deepseek_v41.yaml"), str(tmp_path), "--method", "dspark"
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "all required weights present" in result.stdout
+
+
 def test_v4_classic_mtp_from_an_index_file(tmp_path):
-    _save(tmp_path / "model-00001.safetensors", _stages(V4_MTP, 1))  # the shard the index names
-    index = {"weight_map": {f"{n}.weight": "model-00001.safetensors" for n in _stages(V4_MTP, 1)}}
+    names = _stages(V4_MTP, 1) + decoder_blocks(1, EXPERTS)
+    _save(tmp_path / "model-00001.safetensors", names)  # the shard the index names
+    index = {"weight_map": {f"{n}.weight": "model-00001.safetensors" for n in names}}
     (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index))
+    (tmp_path / "config.json").write_text(json.dumps(CONFIG))
     result = run_cli(
         "check-checkpoint", str(SPECS / "deepseek_v4.yaml"), str(tmp_path), "--method", "mtp"
     )
@@ -85,7 +109,9 @@ def test_v4_classic_mtp_with_shared_head_names_is_rejected(tmp_path):
     """vLLM 0.33.0's loader rewrites mtp.0.shared_head.norm into shared_head.shared_head.norm
     (a KeyError): such a checkpoint fails to load, so the check refuses it and names it."""
     names = [n for n in _stages(V4_MTP, 1) if not n.endswith((".norm", ".head"))]
+    names += decoder_blocks(1, EXPERTS)
     _save(tmp_path / "model.safetensors", names + ["mtp.0.shared_head.norm", "mtp.0.head"])
+    (tmp_path / "config.json").write_text(json.dumps(CONFIG))
     result = run_cli(
         "check-checkpoint", str(SPECS / "deepseek_v4.yaml"), str(tmp_path), "--method", "mtp"
     )

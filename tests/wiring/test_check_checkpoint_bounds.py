@@ -17,13 +17,16 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from wiringhelpers import SPECS, run_cli
+from wiringhelpers import SPECS, decoder_blocks, run_cli
 
 numpy = pytest.importorskip("numpy")
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
 
 V41 = SPECS / "deepseek_v41.yaml"
 V41_DSPARK = ["main_proj", "main_norm", "norm", "markov_head.embed", "markov_head.head"]
+# the three stages' decoder blocks with one routed expert each (the configs below say so)
+BLOCKS = [f"{n}.weight" for n in decoder_blocks(3, 1)]
+ONE_EXPERT = {"n_routed_experts": 1}
 
 
 @pytest.fixture(scope="module")
@@ -188,7 +191,7 @@ def test_a_malformed_config_is_an_error_naming_it(tmp_path, config, message):
 
 def test_a_huge_configured_stage_count_is_refused(tmp_path, checkpoint):
     """num_nextn_predict_layers: 10**9 in config.json would have listed 5 billion weights."""
-    names = frozenset(f"mtp.0.{w}.weight" for w in V41_DSPARK)
+    names = frozenset([f"mtp.0.{w}.weight" for w in V41_DSPARK] + BLOCKS)
     with pytest.raises(
         checkpoint.CheckpointError,
         match="num_nextn_predict_layers = 1000000000, more than 64 stages",
@@ -199,7 +202,7 @@ def test_a_huge_configured_stage_count_is_refused(tmp_path, checkpoint):
     # a boolean is not a count
     assert (
         checkpoint.missing_weights(
-            "deepseek_v41", "dspark", names, {"num_nextn_predict_layers": True}
+            "deepseek_v41", "dspark", names, {"num_nextn_predict_layers": True, **ONE_EXPERT}
         )
         == []
     )
@@ -215,8 +218,8 @@ def test_a_huge_stage_index_in_a_tensor_name_is_refused(checkpoint, index):
 
 
 def test_a_unicode_digit_is_not_a_stage_index(checkpoint):
-    names = frozenset(["mtp.².norm.weight"] + [f"mtp.0.{w}.weight" for w in V41_DSPARK])
-    assert checkpoint.missing_weights("deepseek_v41", "dspark", names, {}) == []
+    names = frozenset(["mtp.².norm.weight"] + [f"mtp.0.{w}.weight" for w in V41_DSPARK] + BLOCKS)
+    assert checkpoint.missing_weights("deepseek_v41", "dspark", names, ONE_EXPERT) == []
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="FIFOs are POSIX")
@@ -239,12 +242,14 @@ MEMORY_BOUND = textwrap.dedent(
     module = _generated_module(Path(sys.argv[1]))
     # one tensor name of 100,001 dotted parts (200 kB, well inside safetensors' header limit)
     name = "mtp.0." + "a." * 100_000 + "x"
-    names = [name] + [f"mtp.0.{w}.weight" for w in sys.argv[2:]]
+    # the stage-relative weights, then full tensor names (the decoder blocks)
+    names = [name] + [w if w.startswith("mtp.") else f"mtp.0.{w}.weight" for w in sys.argv[2:]]
+    config = {"n_routed_experts": 1}
     with open("/proc/self/statm") as statm:
         used = int(statm.read().split()[0]) * resource.getpagesize()
     resource.setrlimit(resource.RLIMIT_AS, (used + (512 << 20), resource.RLIM_INFINITY))
-    print(module.missing_weights("deepseek_v41", "dspark", names, {}))
-    print(module.servable_methods("deepseek_v41", names, {}))
+    print(module.missing_weights("deepseek_v41", "dspark", names, config))
+    print(module.servable_methods("deepseek_v41", names, config))
     """
 )
 
@@ -254,7 +259,7 @@ def test_a_tensor_name_of_many_parts_is_judged_in_bounded_memory():
     """Each name's dotted prefixes used to be listed in full: a 200 kB name took 10 GB (and a
     minute) before a verdict. Only prefixes as long as a weight looked up are needed."""
     run = subprocess.run(
-        [sys.executable, "-c", MEMORY_BOUND, str(V41), *V41_DSPARK],
+        [sys.executable, "-c", MEMORY_BOUND, str(V41), *V41_DSPARK, *BLOCKS],
         capture_output=True,
         text=True,
         timeout=600,

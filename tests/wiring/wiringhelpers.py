@@ -34,3 +34,37 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
         cwd=cwd,
         check=False,
     )
+
+
+# vLLM 0.33.0's DeepseekV4DecoderLayer as every V4 / V4.1 draft stage ships it (attention with
+# its norms and sink, the mHC mixers, the MoE gate and shared experts), and its routed experts'
+# per-expert weights (fused_moe_make_expert_params_mapping's w1 / w2 / w3)
+DECODER_BLOCK = [
+    "attn_norm",
+    "ffn_norm",
+    "hc_attn_fn",
+    "hc_attn_base",
+    "hc_attn_scale",
+    "hc_ffn_fn",
+    "hc_ffn_base",
+    "hc_ffn_scale",
+    "attn.attn_sink",
+    "attn.wq_a",
+    "attn.wkv",
+    "attn.q_norm",
+    "attn.wq_b",
+    "attn.kv_norm",
+    "attn.wo_a",
+    "attn.wo_b",
+    "ffn.gate",
+    "ffn.shared_experts.w1",
+    "ffn.shared_experts.w2",
+    "ffn.shared_experts.w3",
+]
+EXPERT_WEIGHTS = ("w1", "w2", "w3")
+
+
+def decoder_blocks(stages: int, experts: int) -> list[str]:
+    """Every stage's decoder-block weights (names without the tensor's .weight)."""
+    per_expert = [f"ffn.experts.{e}.{w}" for e in range(experts) for w in EXPERT_WEIGHTS]
+    return [f"mtp.{i}.{w}" for i in range(stages) for w in DECODER_BLOCK + per_expert]
