@@ -330,31 +330,63 @@ def compress_ratio_cases() -> dict[str, dict]:
     return cases
 
 
+# routed experts per decoder block in the checkpoint matrix: few, so the model vLLM builds and
+# the complete checkpoint stay small (the reference checkpoint's 256 are alike)
+CHECKPOINT_EXPERTS = 4
+
+
+def _expert_sources(weight_set) -> tuple[str, ...]:
+    block = weight_set.block
+    return block.experts.count_sources if block and block.experts else ()
+
+
 def _stage_count_shapes(variant: Variant, weight_set) -> dict[str, dict]:
     """The configs the checkpoint matrix loads under: the spec's reference config, each stage
     count source alone set to 2 (the sources before it absent), and no source at all (the
-    loader's fallback)."""
+    loader's fallback); each with CHECKPOINT_EXPERTS routed experts in the last expert-count
+    source (the others absent), and, for each other source, one more config with it set to 2."""
     sources = weight_set.stage_count.sources
-    shapes = {"reference": hf_config_changes(variant)}
+    experts = _expert_sources(weight_set)
+    small = {**dict.fromkeys(experts[:-1]), experts[-1]: CHECKPOINT_EXPERTS} if experts else {}
+    shapes = {"reference": hf_config_changes(variant, **small)}
     for k, source in enumerate(sources):
         absent = dict.fromkeys(sources[:k])
-        shapes[f"{source}=2"] = hf_config_changes(variant, **absent, **{source: 2})
-    shapes["no_source"] = hf_config_changes(variant, **dict.fromkeys(sources))
+        shapes[f"{source}=2"] = hf_config_changes(variant, **{**small, **absent, source: 2})
+    shapes["no_source"] = hf_config_changes(variant, **{**small, **dict.fromkeys(sources)})
+    for k, source in enumerate(experts[:-1]):
+        absent = dict.fromkeys(experts[:k])
+        shapes[f"{source}=2"] = hf_config_changes(variant, **{**small, **absent, source: 2})
     return shapes
 
 
-def _declared_names(weight_set, stages: int) -> dict[str, list[str]]:
+def _expert_count(weight_set, config: dict) -> int | None:
+    """vLLM's `a or b`: the routed experts a block of this config builds (None: no experts)."""
+    sources = _expert_sources(weight_set)
+    return next((config[s] for s in sources if config.get(s)), None) if sources else None
+
+
+def _declared_names(weight_set, stages: int, experts: int | None) -> dict[str, list[str]]:
     """The checkpoint names the spec declares, per stage (the driver prefers these among the
     names vLLM's loader maps, so a checkpoint is laid out the way the spec says when vLLM
-    accepts that layout); and the names the spec says vLLM rejects or builds itself."""
+    accepts that layout), the decoder block's and its routed experts' included; and the names
+    the spec says vLLM rejects or builds itself."""
     shared = weight_set.shared
+    block = weight_set.block
     per_stage = weight_set.required + weight_set.optional
     per_stage += tuple(source for _, source in weight_set.derived)
     per_stage += shared.required + shared.optional if shared else ()
+    per_stage += block.required + block.optional if block else ()
+    if block and block.experts:
+        per_stage += tuple(
+            block.experts.prefix.format(e=e) + w
+            for e in range(experts or 0)
+            for w, _ in block.experts.weights
+        )
     prefixes = [weight_set.stage_prefix.format(i=i) for i in range(stages)]
+    renames = weight_set.renames + (block.renames if block else ())
     return {
         "declared": [p + w for p in prefixes for w in per_stage],
-        "renames": [[old, new] for old, new in weight_set.renames],
+        "renames": [[old, new] for old, new in renames],
         "rejected": [prefixes[0] + r for r in weight_set.rejected]
         + [derived for derived, _ in weight_set.derived],
     }
@@ -375,6 +407,8 @@ def checkpoint_cases() -> dict[str, dict]:
                 draft = archs[method.draft_architecture]
                 weight_set = method.weights
                 for shape, config in _stage_count_shapes(variant, weight_set).items():
+                    experts = _expert_count(weight_set, config)
+                    block = weight_set.block
                     cases[f"{variant.name}:{method.method.value}:{shape}"] = {
                         "package": family.name,
                         "model_type": variant.model_type,
@@ -383,7 +417,14 @@ def checkpoint_cases() -> dict[str, dict]:
                         "class": draft.class_name,
                         "hf_config": config,
                         "stage_head": weight_set.stage_prefix.split("{i}")[0],
-                        **_declared_names(weight_set, 8),
+                        # the routed experts' prefix (before "{e}") and count, or None
+                        "experts": {
+                            "head": block.experts.prefix.split("{e}")[0],
+                            "count": experts,
+                        }
+                        if block and block.experts and experts
+                        else None,
+                        **_declared_names(weight_set, 8, experts),
                     }
     return cases
 

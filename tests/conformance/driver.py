@@ -1007,51 +1007,59 @@ def site_binding(cases: dict[str, dict]) -> dict[str, dict]:
 
 # -- checkpoint weight names: vLLM's own draft model and load_weights ----------------------------
 # The draft class the spec names (vLLM's DeepSeekV4MTP / DSparkDeepseekV4ForCausalLM) is built
-# on the meta device from the real draft HF config (a real SpeculativeConfig), with one change:
-# its module's decoder-block class (``*DecoderLayer``: attention, MoE, CUDA kernels, not buildable
-# on a CPU) is a stub holding only the stacked parameter vLLM's loader maps ``attn.wkv`` onto (a
-# MergedColumnParallelLinear in vLLM: the stub's module carries vLLM's UnquantizedLinearMethod as
-# its quant_method, as that layer does). Every other module is vLLM's, so the parameter names
-# are vLLM's. Each parameter's weight_loader is replaced by a recorder (the names and shards it
-# was called with), and vLLM's own DefaultModelLoader.load_weights runs on the tensor names (its
+# whole on the meta device from the real draft HF config (a real SpeculativeConfig), decoder
+# blocks included: vLLM's own DeepseekV4DecoderLayer with its attention, norms and MoE (gate,
+# shared experts, FusedMoE routed experts), so every parameter name is vLLM's, and every layer
+# carries the quant_method vLLM gives it. Building it on a CPU needs four things vLLM's
+# constructors ask of a GPU, answered for the build only: a device capability (9.0: the
+# attention picks its FlashMLA class and its o_proj recipe), the CPU MoE backend (the
+# unquantized MoE oracle picks a kernel by platform), CUDA streams and events (none are used),
+# and a fresh compilation context (each attention layer registers its name). No kernel runs.
+# Each parameter's weight_loader is replaced by a recorder (the names and shards it was called
+# with: a stacked shard id, a routed expert's "<expert>:<shard id>", or, loaded whole, every
+# shard), and vLLM's own DefaultModelLoader.load_weights runs on the tensor names (its
 # get_all_weights replaced) with the draft ModelConfig of a real SpeculativeConfig, once for an
 # unquantized target and once for an fp8 one: vLLM decides whether completeness is checked and
-# raises what it raises. Separately, the recorder says which parameters (and shards) the
-# checkpoint left unloaded, checked or not: not the stub's, not the embedding / LM head the
+# raises what it raises. Separately, the recorder says which parameters (and shards; the routed
+# experts' fused parameters, every (expert, shard) of the expert mapping vLLM's load_weights
+# builds) the checkpoint left unloaded, checked or not: not the embedding / LM head the
 # speculator shares from the target after loading (maybe_share_target_embed, get_target_lm_head).
 QUANTIZED_TARGET = "fp8"  # the draft of a quantized target is quantized (DSpark: forced)
 MODES = ("unquantized", "quantized")
 
-# model dimensions a config.json of the family carries beyond the spec's hf_config
+# model dimensions a config.json of the family carries beyond the spec's hf_config, small (the
+# model lives on the meta device; the expert count comes from the case, also small)
 _CHECKPOINT_DIMS = {
     "hc_mult": 4,
     "hc_eps": 1e-6,
+    "hc_sinkhorn_iters": 20,
     "rms_norm_eps": 1e-6,
     "index_topk": 4,
+    "index_n_heads": 2,
+    "index_head_dim": 16,
     "head_dim": 16,
-    "n_routed_experts": 4,
+    "qk_rope_head_dim": 8,
+    "q_lora_rank": 32,
+    "o_lora_rank": 32,
+    "o_groups": 2,
+    "sliding_window": 128,
+    "moe_intermediate_size": 32,
+    "n_shared_experts": 1,
+    "num_experts_per_tok": 2,
+    "hidden_act": "silu",
+    "swiglu_limit": 10.0,
+    "norm_topk_prob": True,
+    "scoring_func": "sqrtsoftplus",
+    "routed_scaling_factor": 1.5,
+    "rope_theta": 10000.0,
+    "compress_rope_theta": 160000.0,
 }
 _SHARED_FROM_TARGET = ("embed_tokens.", "lm_head.")
-
-
-def _stub_decoder_class():
-    import torch
-    from torch import nn
-    from vllm.model_executor.layers.linear import UnquantizedLinearMethod
-
-    class StubDecoderLayer(nn.Module):
-        def __init__(self, *_args, **_kwargs):
-            super().__init__()
-            self.ffn = types.SimpleNamespace(
-                use_native_mega_moe=True, n_redundant_experts=0, experts=None
-            )
-            self.use_sequence_parallel = False
-            self.attn = nn.Module()
-            self.attn.fused_wqa_wkv = nn.Module()
-            self.attn.fused_wqa_wkv.weight = nn.Parameter(torch.empty(1), requires_grad=False)
-            self.attn.fused_wqa_wkv.quant_method = UnquantizedLinearMethod()
-
-    return StubDecoderLayer
+# the expert-mapping builders vLLM's draft loaders call (module globals of the draft's module)
+_EXPERT_MAPPINGS = (
+    "fused_moe_make_expert_params_mapping",
+    "make_deepseek_v4_expert_params_mapping",
+)
 
 
 def _draft_model_configs(root: str, case: dict) -> dict[str, object]:
@@ -1085,81 +1093,186 @@ def _draft_model_configs(root: str, case: dict) -> dict[str, object]:
     return configs
 
 
-def _build_draft(case: dict, hf, stub):
-    import torch
+def _decoder_classes(module) -> tuple[type, ...]:
     from torch import nn
+
+    return tuple(
+        value
+        for name, value in vars(module).items()
+        if name.endswith("DecoderLayer")
+        and isinstance(value, type)
+        and issubclass(value, nn.Module)
+    )
+
+
+def _build_draft(case: dict, hf):
+    import contextlib
+
+    import torch
+    from vllm.config import CacheConfig, CompilationConfig, ParallelConfig, get_current_vllm_config
+    from vllm.platforms import current_platform
+    from vllm.platforms.interface import DeviceCapability
 
     cls = getattr(importlib.import_module(case["module"]), case["class"])
     module = sys.modules[cls.__module__]
-    for name, value in list(vars(module).items()):
-        if (
-            name.endswith("DecoderLayer")
-            and isinstance(value, type)
-            and issubclass(value, nn.Module)
-        ):
-            setattr(module, name, stub)
-    if hasattr(module, "collect_moe_layers"):  # walks real MoE layers; the stub has none
-        module.collect_moe_layers = lambda *_args, **_kwargs: None
     ns = types.SimpleNamespace
     vllm_config = ns(
-        model_config=ns(hf_config=hf),
-        speculative_config=ns(draft_model_config=ns(hf_config=hf)),
+        model_config=ns(hf_config=hf, max_model_len=1024),
+        speculative_config=ns(
+            draft_model_config=ns(hf_config=hf),
+            use_dspark=lambda: case["method"] == "dspark",
+            num_speculative_tokens=1,
+        ),
         quant_config=None,
+        lora_config=None,
         kernel_config=ns(moe_backend="auto", enable_jit_warmup=False),
         scheduler_config=ns(max_num_batched_tokens=4),
-        parallel_config=ns(
-            pipeline_parallel_size=1,
-            enable_expert_parallel=False,
-            tensor_parallel_size=1,
-            data_parallel_size=1,
-        ),
+        parallel_config=ParallelConfig(),
+        attention_config=ns(backend=None),
+        cache_config=CacheConfig(),
+        compilation_config=CompilationConfig(),
+        use_v2_model_runner=False,
     )
-    stream = torch.cuda.Stream
-    torch.cuda.Stream = lambda *_args, **_kwargs: None  # the MTP model makes aux streams
+    platform = type(current_platform)
+    patches = [
+        (torch.cuda, "Stream", lambda *_args, **_kwargs: None),
+        (torch.cuda, "Event", lambda *_args, **_kwargs: None),
+        (
+            platform,
+            "get_device_capability",
+            classmethod(lambda _cls, device_id=0: DeviceCapability(9, 0)),
+        ),
+        (platform, "is_cpu", lambda _self: True),
+    ]
+    if hasattr(module, "get_current_vllm_config"):  # DSpark builds its layers from the current one
+        patches.append((module, "get_current_vllm_config", lambda: vllm_config))
+    saved = [(owner, name, owner.__dict__.get(name, _ABSENT)) for owner, name, _ in patches]
+    for owner, name, value in patches:
+        setattr(owner, name, value)
     try:
         with torch.device("meta"):
             return cls(vllm_config=vllm_config, prefix="")
     finally:
-        torch.cuda.Stream = stream
+        for owner, name, value in saved:
+            if value is _ABSENT:
+                with contextlib.suppress(AttributeError):
+                    delattr(owner, name)
+            else:
+                setattr(owner, name, value)
+        get_current_vllm_config().compilation_config.static_forward_context.clear()
+
+
+_ABSENT = object()
 
 
 class _VllmLoader:
-    """vLLM's load_weights on one draft model, name by name or whole checkpoints."""
+    """vLLM's load_weights on one draft model, name by name or whole checkpoints. The model is
+    built once; each load starts from it as built (load_weights may drop a module it found no
+    weights for, DSpark's confidence head: the module tree is restored, the recorder emptied)."""
 
-    def __init__(self, case: dict, model_configs: dict, stub):
-        self.case, self.model_configs, self.stub = case, model_configs, stub
+    def __init__(self, case: dict, model_configs: dict):
+        self.case, self.model_configs = case, model_configs
         self.hf = model_configs["unquantized"].hf_config
-
-    def _fresh(self):
-        model = _build_draft(self.case, self.hf, self.stub)
-        shards: dict[str, set] = {}
-        for name, param in model.named_parameters():
-
-            def record(_param, _weight, *args, _name=name, **kwargs):
-                shard = args[0] if args and isinstance(args[0], int) else kwargs.get("shard_id")
-                shards.setdefault(_name, set()).add(shard if isinstance(shard, int) else None)
-                return True
-
-            param.weight_loader = record
-        return model, shards
-
-    def tracked(self, model) -> dict[str, int | None]:
-        """The parameters a checkpoint loads, each with its shard count (None: one)."""
-        stub = {
-            f"{module_name}.{name}"
-            for module_name, module in model.named_modules()
-            if isinstance(module, self.stub)
-            for name, _ in module.named_parameters()
-        }
-        found = {}
-        for module_name, module in model.named_modules():
+        self.model = _build_draft(case, self.hf)
+        self.module = sys.modules[type(self.model).__module__]
+        self.shards: dict[str, set] = {}
+        self._tree = [(m, dict(m._modules)) for m in self.model.modules()]
+        merged = {}
+        for module_name, module in self.model.named_modules():
             sizes = getattr(module, "output_sizes", None)
             for name, _ in module.named_parameters(recurse=False):
                 full = f"{module_name}.{name}" if module_name else name
-                if full in stub or any(part in full for part in _SHARED_FROM_TARGET):
-                    continue
-                found[full] = len(sizes) if sizes and len(sizes) > 1 else None
+                merged[full] = len(sizes) if sizes and len(sizes) > 1 else None
+        self.expert_mapping = self._expert_mapping()
+        for name, param in self.model.named_parameters():
+
+            def record(_param, _weight, *args, _name=name, **kwargs):
+                got = self.shards.setdefault(_name, set())
+                shard = args[0] if args and isinstance(args[0], int) else kwargs.get("shard_id")
+                if "expert_id" in kwargs:
+                    got.add(f"{kwargs['expert_id']}:{shard}")
+                elif isinstance(shard, int):
+                    got.add(shard)
+                elif merged[_name] is not None:  # a merged parameter loaded whole
+                    got.update(range(merged[_name]))
+                else:
+                    got.add(None)
+                return True
+
+            param.weight_loader = record
+        self._merged = merged
+
+    def _expert_mapping(self) -> list[tuple]:
+        """The expert mapping vLLM's load_weights builds (its own builder, as it calls it)."""
+        captured: list[tuple] = []
+        originals = {
+            n: getattr(self.module, n) for n in _EXPERT_MAPPINGS if hasattr(self.module, n)
+        }
+
+        def wrap(function):
+            def capture(*args, **kwargs):
+                result = function(*args, **kwargs)
+                captured.extend(result)
+                return result
+
+            return capture
+
+        for name, function in originals.items():
+            setattr(self.module, name, wrap(function))
+        try:
+            self.model.load_weights([])
+        except Exception:
+            pass  # MTP's "layer N weights missing": the mapping was built first
+        finally:
+            for name, function in originals.items():
+                setattr(self.module, name, function)
+            self._restore()
+        return captured
+
+    def _restore(self) -> None:
+        for module, children in self._tree:
+            module._modules.clear()
+            module._modules.update(children)
+
+    def _fresh(self):
+        self._restore()
+        self.shards.clear()
+        return self.model, self.shards
+
+    def stacked_mapping(self) -> list[tuple[str, str, int]]:
+        """load_weights' stacked_params_mapping: its (parameter, checkpoint name, shard id)
+        literals, read from the method's code object."""
+        consts = type(self.model).load_weights.__code__.co_consts
+        return [
+            row
+            for c in consts
+            if isinstance(c, tuple)
+            for row in c
+            if isinstance(row, tuple)
+            and len(row) == 3
+            and isinstance(row[0], str)
+            and isinstance(row[1], str)
+            and isinstance(row[2], int)
+        ]
+
+    def tracked(self, model) -> dict[str, list | None]:
+        """The parameters a checkpoint must load, each with the shards it needs (None: one)."""
+        found = {}
+        for full, _ in model.named_parameters():  # a module load_weights dropped has none
+            count = self._merged[full]
+            if any(part in full for part in _SHARED_FROM_TARGET):
+                continue
+            experts = sorted(
+                {f"{e}:{s}" for p, _, e, s in self.expert_mapping if p in full},
+                key=lambda label: (int(label.split(":")[0]), label),
+            )
+            found[full] = experts or (list(range(count)) if count else None)
         return found
+
+    def stages(self) -> int:
+        """The decoder layers vLLM built."""
+        classes = _decoder_classes(self.module)
+        return sum(isinstance(m, classes) for m in self.model.modules())
 
     def _engine_load(self, names: list[str], mode: str) -> dict:
         """vLLM's DefaultModelLoader.load_weights on the names: accepted, or what it raised (for
@@ -1196,12 +1309,12 @@ class _VllmLoader:
         unloaded = None
         if shards is not None:
             unloaded = []
-            for param, count in sorted(self.tracked(model).items()):
+            for param, needed in sorted(self.tracked(model).items()):
                 got = shards.get(param, set())
-                if count is None:
+                if needed is None:
                     unloaded += [param] if not got else []
                 else:
-                    unloaded += [f"{param}#{k}" for k in range(count) if k not in got]
+                    unloaded += [f"{param}#{k}" for k in needed if k not in got]
         return {mode: self._engine_load(names, mode) for mode in MODES} | {"unloaded": unloaded}
 
     def probe(self, name: str):
@@ -1217,10 +1330,13 @@ class _VllmLoader:
                 return {"raises": type(error).__name__, "message": str(error)}
         return {
             "ok": sorted(
-                p if s is None else f"{p}#{s}"
-                for p, got in shards.items()
-                if p in tracked
-                for s in got
+                (
+                    p if s is None else f"{p}#{s}"
+                    for p, got in shards.items()
+                    if p in tracked
+                    for s in got
+                ),
+                key=str,
             )
         }
 
@@ -1230,8 +1346,17 @@ def _candidates(loader: _VllmLoader, case: dict) -> list[str]:
     under every stage prefix and at top level, then the spec's declared names (as themselves
     and with ``.weight``)."""
     model, _ = loader._fresh()
+    # every parameter name, and the checkpoint names vLLM's mappings turn into one: the stacked
+    # mapping's and the expert mapping's checkpoint side in place of their parameter side
+    params = set(loader.tracked(model))
+    inverse = {
+        p.replace(param, weight)
+        for p in params
+        for param, weight, *_ in [*loader.stacked_mapping(), *loader.expert_mapping]
+        if param in p
+    }
     tails = set()
-    for param in loader.tracked(model):
+    for param in params | inverse:
         parts = param.split(".")
         tails.update(".".join(parts[k:]) for k in range(1, len(parts)))
     head = case["stage_head"]
@@ -1282,6 +1407,15 @@ def _generated_checkpoint(case: dict):
     return judge, mapped, count
 
 
+def _expert_index(name: str, head: str, experts: dict | None) -> int | None:
+    """The routed expert a stage tensor belongs to (None: not a routed expert's)."""
+    rest = name[len(head) :].partition(".")[2]
+    if experts is None or not rest.startswith(experts["head"]):
+        return None
+    index = rest[len(experts["head"]) :].partition(".")[0]
+    return int(index) if index.isdigit() else None
+
+
 def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
     import tempfile
 
@@ -1290,7 +1424,6 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
 
     root = tempfile.mkdtemp(prefix="dsv41gen-conformance-")
     drafts = {case_id: _draft_model_configs(root, case) for case_id, case in sorted(cases.items())}
-    stub = _stub_decoder_class()
     answers = {}
     with set_current_vllm_config(VllmConfig(device_config=DeviceConfig(device="cpu"))):
         init_distributed_environment(
@@ -1302,7 +1435,7 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
         )
         initialize_model_parallel(1, 1)
         for case_id, case in sorted(cases.items()):
-            loader = _VllmLoader(case, drafts[case_id], stub)
+            loader = _VllmLoader(case, drafts[case_id])
             judge, mapped, count = _generated_checkpoint(case)
             probes = {n: loader.probe(n) for n in _candidates(loader, case)}
             # the complete checkpoint: per parameter (and shard) vLLM loads, one tensor that vLLM
@@ -1319,8 +1452,7 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                 for target in probe.get("ok", []):
                     chosen.setdefault(target, name)
             full = sorted(set(chosen.values()))
-            model, _ = loader._fresh()
-            stages = sum(isinstance(m, stub) for m in model.modules())  # the layers vLLM built
+            stages = loader.stages()  # the decoder layers vLLM built
             answer = {
                 "full": {
                     "vllm": {**loader.load(full), "stages": stages},
@@ -1335,12 +1467,20 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                 "rejected": {"vllm": {}, "generated": {}},
                 "past_count": {"vllm": {}, "generated": {}},
                 "stage_removed": {"vllm": {}, "generated": {}},
+                "expert_past_count": {"vllm": {}, "generated": {}},
             }
+            head = case["stage_head"]
+            experts = case["experts"]  # {"head": "ffn.experts.", "count": n} or None
             for name in full:
+                # a routed expert's tensors: the last expert's only (the others are alike)
+                if _expert_index(name, head, experts) not in (
+                    None,
+                    experts and experts["count"] - 1,
+                ):
+                    continue
                 kept = [n for n in full if n != name]
                 answer["each_removed"]["vllm"][name] = loader.load(kept)
                 answer["each_removed"]["generated"][name] = judge(kept)
-            head = case["stage_head"]
             for old, new in case["renames"]:
                 for name in full:
                     index, _, rest = name[len(head) :].partition(".")
@@ -1360,9 +1500,8 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                     "probe": loader.probe(name),
                 }
                 answer["rejected"]["generated"][name] = judge(full + [name])
-            # each stage tensor moved to the first stage vLLM did not build, and that stage's
-            # decoder-block tensor (the stub's stacked attn.wkv)
-            past = {f"{head}{stages}.attn.wkv.weight"}
+            # each stage tensor moved to the first stage vLLM did not build
+            past = set()
             for name in full:
                 index, _, rest = name[len(head) :].partition(".")
                 if name.startswith(head) and index.isdigit():
@@ -1379,6 +1518,21 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                 kept = [n for n in full if not n.startswith(prefix)]
                 answer["stage_removed"]["vllm"][prefix] = loader.load(kept)
                 answer["stage_removed"]["generated"][prefix] = judge(kept)
+            # each per-expert tensor of the first stage's last expert, as the first expert vLLM
+            # did not build (the index the count stops at), and as a far one
+            if experts is not None:
+                last = f"{experts['head']}{experts['count'] - 1}."
+                for name in full:
+                    index, _, rest = name[len(head) :].partition(".")
+                    if index != "0" or not rest.startswith(last):
+                        continue
+                    for beyond in (experts["count"], 1000):
+                        moved = f"{head}0.{experts['head']}{beyond}.{rest[len(last) :]}"
+                        answer["expert_past_count"]["vllm"][moved] = {
+                            **loader.load(full + [moved]),
+                            "probe": loader.probe(moved),
+                        }
+                        answer["expert_past_count"]["generated"][moved] = judge(full + [moved])
             answers[case_id] = answer
     return answers
 

@@ -1,24 +1,28 @@
 """Checkpoint weight names judged by vLLM 0.33.0's own loaders and by the generated check.
 
 For each variant x method with checkpoint weights x stage-count config shape, the driver builds
-vLLM's draft model (the spec's draft architecture class, on the meta device, its decoder blocks
-stubbed; see driver.py) from a real SpeculativeConfig's draft HF config, and runs vLLM's
-``load_weights`` on tensor names. The complete checkpoint comes from vLLM: for every parameter
-(and shard) its model has, a tensor name vLLM's loader maps onto it (the spec's name where vLLM
-maps that one). Each checkpoint below is loaded by vLLM's DefaultModelLoader.load_weights with
+vLLM's draft model (the spec's draft architecture class, on the meta device, with vLLM's real
+decoder blocks: attention, norms, MoE; see driver.py) from a real SpeculativeConfig's draft HF
+config, with few routed experts, and runs vLLM's ``load_weights`` on tensor names. The complete
+checkpoint comes from vLLM: for every parameter (and shard, and routed expert's shard) its model
+has, a tensor name vLLM's loader maps onto it, found among vLLM's parameter names and the
+checkpoint names its stacked and expert mappings turn into them (the spec's name where vLLM maps
+that one). Each checkpoint below is loaded by vLLM's DefaultModelLoader.load_weights with
 the draft ModelConfig of an unquantized and of a quantized (fp8) target, so vLLM decides whether
 completeness is checked and what it raises; each mode is a test:
 
 - ``full``: the complete checkpoint is accepted by both, and both count the stages vLLM built;
 - ``mapped``: the vLLM parameter (and shard) each of its tensors loads into (mode-independent);
-- ``each_removed``: each tensor removed in turn;
+- ``each_removed``: each tensor removed in turn (of the routed experts', the last expert's);
 - ``renamed``: a renamed weight shipped under the engine's name instead (V4 MTP's
   ``shared_head.*`` fails in vLLM; V4.1's ``markov_head.markov_w1`` loads);
 - ``rejected``: each name the spec says vLLM fails on (or builds itself) added: both reject it;
-- ``past_count``: each stage tensor moved to the first stage vLLM does not build (and that
-  stage's decoder-block tensor) added: vLLM's MTP loader skips it, its DSpark loaders fail on a
-  decoder-layer name and load a model-level one;
-- ``stage_removed``: every tensor of one stage removed (classic MTP's per-stage check).
+- ``past_count``: each stage tensor moved to the first stage vLLM does not build added: vLLM's
+  MTP loader skips it, its DSpark loaders fail on a decoder-layer name and load a model-level
+  one;
+- ``stage_removed``: every tensor of one stage removed (classic MTP's per-stage check);
+- ``expert_past_count``: each per-expert tensor of stage 0's last expert added as the expert the
+  count stops at and as expert 1000: no expert mapping names it, vLLM's loaders drop it.
 
 Compared for each: vLLM accepts exactly when the generated check does; a tensor vLLM's loader
 raises on (KeyError, AttributeError) is the one the generated check rejects; where vLLM's
@@ -37,7 +41,16 @@ import pytest
 from conformancecases import checkpoint_cases
 
 CASES = checkpoint_cases()
-KINDS = ("full", "mapped", "each_removed", "renamed", "rejected", "past_count", "stage_removed")
+KINDS = (
+    "full",
+    "mapped",
+    "each_removed",
+    "renamed",
+    "rejected",
+    "past_count",
+    "stage_removed",
+    "expert_past_count",
+)
 MODES = ("unquantized", "quantized")  # the target (and so the draft) quantized or not
 
 
