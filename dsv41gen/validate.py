@@ -439,14 +439,27 @@ def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
                     f"{item!r} is rejected but the set ships {', '.join(clash)}: a checkpoint "
                     "could never satisfy both",
                 )
-        weights = list(dict.fromkeys([*shipped, *(body.get("derived") or {})]))
+        block = body.get("block") or {}
+        routed = (block.get("experts") or {}).get("prefix", "").split("{e}")[0].rstrip(".")
+        weights = list(
+            dict.fromkeys(
+                [
+                    *shipped,
+                    *(body.get("derived") or {}),
+                    *block.get("required", []),
+                    *block.get("optional", []),
+                    *([routed] if routed else []),  # every routed expert's weights
+                ]
+            )
+        )
         completeness = body.get("completeness") or {}
         for i, item in enumerate(completeness.get("untracked", []) or []):
             if item not in weights:
                 report(
                     (*at, "completeness", "untracked", i),
                     f"{item!r} is no weight of this set: `untracked` names a weight the set "
-                    "lists (its checkpoint name; a derived parameter by its own name)"
+                    "lists (its checkpoint name; a derived parameter by its own name; a block "
+                    "weight; the routed experts by their prefix before `{e}`)"
                     + did_you_mean(item, weights),
                 )
         if body.get("derived") and "shared" not in body:

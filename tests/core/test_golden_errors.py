@@ -668,12 +668,12 @@ specs/deepseek_v4.yaml:@compress_ratio_floor: 1@:3: kv_cache.compress_ratio_floo
         [
             (
                 V4,
-                "        untracked: [e_proj, h_proj, head]\n",
-                "        untracked: [e_proj, h_prj]\n",
+                "          - h_proj\n",
+                "          - h_prj\n",
             )
         ],
         """
-specs/deepseek_v4.yaml:@h_prj@:29: checkpoint.weight_sets.classic_mtp.completeness.untracked.1: 'h_prj' is no weight of this set: `untracked` names a weight the set lists (its checkpoint name; a derived parameter by its own name); did you mean 'h_proj'?
+specs/deepseek_v4.yaml:@h_prj@:13: checkpoint.weight_sets.classic_mtp.completeness.untracked.1: 'h_prj' is no weight of this set: `untracked` names a weight the set lists (its checkpoint name; a derived parameter by its own name; a block weight; the routed experts by their prefix before `{e}`); did you mean 'h_proj'?
 """,
     ),
     (

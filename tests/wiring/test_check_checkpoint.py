@@ -71,10 +71,17 @@ def test_missing_weights_are_named_exactly(tmp_path):
     )
     assert result.returncode == 4
     unchecked = "the engine's loader checks every parameter of an unquantized draft"
-    assert result.stdout.splitlines()[-3:] == [
+    never = (
+        "is never checked by the engine's loader (a quantizable layer): it is loaded uninitialized"
+    )
+    assert result.stdout.splitlines()[-6:] == [
         "method 'dspark': 2 missing weight(s) the engine's loader fails on:",
         f"  mtp.*.norm: not loaded: {unchecked}",
         f"  mtp.*.markov_head.embed: not loaded: {unchecked}",
+        # a linear of the block and a routed expert are quantizable layers (vLLM 0.33.0)
+        "method 'dspark': 2 missing weight(s) the engine loads uninitialized:",
+        f"  warning: mtp.0.ffn.experts.1.w3: ffn.experts {never}",
+        f"  warning: mtp.1.attn.wq_a: attn.wq_a {never}",
     ]
 
 
@@ -137,8 +144,8 @@ def test_quantized_draft_loads_a_missing_weight_uninitialized(tmp_path):
     """vLLM 0.33.0 checks completeness only for an unquantized draft (DefaultModelLoader): a
     quantized checkpoint lacking a head weight loads, the parameter uninitialized: a warning,
     exit 0; --strict makes it an error."""
-    names = [n for n in _stages(V4_MTP, 1) if n != "mtp.0.enorm"]
-    config = {"num_nextn_predict_layers": 1, **QUANTIZED}
+    names = [n for n in _stages(V4_MTP, 1) if n != "mtp.0.enorm"] + decoder_blocks(1, EXPERTS)
+    config = {"num_nextn_predict_layers": 1, **QUANTIZED, **CONFIG}
     result = _check(tmp_path, "deepseek_v4.yaml", "mtp", names, config)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines()[-3:] == [
@@ -149,7 +156,7 @@ def test_quantized_draft_loads_a_missing_weight_uninitialized(tmp_path):
     ]
     strict = _check(tmp_path, "deepseek_v4.yaml", "mtp", names, config, "--strict")
     assert strict.returncode == 4, strict.stdout + strict.stderr
-    unquantized = _check(tmp_path, "deepseek_v4.yaml", "mtp", names, {})
+    unquantized = _check(tmp_path, "deepseek_v4.yaml", "mtp", names, CONFIG)
     assert unquantized.returncode == 4, unquantized.stdout
     assert "  mtp.0.enorm: not loaded:" in unquantized.stdout
 
@@ -157,8 +164,8 @@ def test_quantized_draft_loads_a_missing_weight_uninitialized(tmp_path):
 def test_untracked_weight_is_a_warning_even_unquantized(tmp_path):
     """e_proj is a ReplicatedLinear: vLLM's track_weights_loading counts a layer with a
     quant_method as loaded, so an unquantized draft without it loads too."""
-    names = [n for n in _stages(V4_MTP, 1) if n != "mtp.0.e_proj"]
-    result = _check(tmp_path, "deepseek_v4.yaml", "mtp", names, {})
+    names = [n for n in _stages(V4_MTP, 1) if n != "mtp.0.e_proj"] + decoder_blocks(1, EXPERTS)
+    result = _check(tmp_path, "deepseek_v4.yaml", "mtp", names, CONFIG)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (
         "  warning: mtp.0.e_proj: e_proj is never checked by the engine's loader (a quantizable "
@@ -168,8 +175,9 @@ def test_untracked_weight_is_a_warning_even_unquantized(tmp_path):
 
 def test_mtp_stage_without_tensors_fails_even_quantized(tmp_path):
     """DeepSeekV4MTP.load_weights fails on a stage that loaded nothing, quantized or not."""
-    config = {"num_nextn_predict_layers": 2, **QUANTIZED}
-    result = _check(tmp_path, "deepseek_v4.yaml", "mtp", _stages(V4_MTP, 1), config)
+    config = {"num_nextn_predict_layers": 2, **QUANTIZED, **CONFIG}
+    names = _stages(V4_MTP, 1) + decoder_blocks(1, EXPERTS)
+    result = _check(tmp_path, "deepseek_v4.yaml", "mtp", names, config)
     assert result.returncode == 4, result.stdout + result.stderr
     assert result.stdout.splitlines()[2:4] == [
         "method 'mtp': 1 missing weight(s) the engine's loader fails on:",
@@ -180,7 +188,8 @@ def test_mtp_stage_without_tensors_fails_even_quantized(tmp_path):
 
 def test_dspark_context_wkv_shard_is_a_warning(tmp_path):
     """V4 DSpark builds context_wkv_proj from every stage's attn.wkv; vLLM tracks the parameter
-    (a quantizable layer), not its shards: a stage without attn.wkv loads, its shard unset."""
+    (a quantizable layer), not its shards: a stage without attn.wkv loads, its shard unset (and
+    its block's fused_wqa_wkv shard: a quantizable layer too)."""
     shared = [
         "main_proj",
         "main_norm",
@@ -191,8 +200,9 @@ def test_dspark_context_wkv_shard_is_a_warning(tmp_path):
         "markov_head.markov_w1",
         "markov_head.markov_w2",
     ]
-    names = [f"mtp.2.{w}" for w in shared] + ["mtp.0.attn.wkv", "mtp.2.attn.wkv"]
-    result = _check(tmp_path, "deepseek_v4.yaml", "dspark", names, {})
+    names = [f"mtp.2.{w}" for w in shared] + decoder_blocks(3, EXPERTS)
+    names = [n for n in names if n != "mtp.1.attn.wkv"]
+    result = _check(tmp_path, "deepseek_v4.yaml", "dspark", names, CONFIG)
     assert result.returncode == 0, result.stdout + result.stderr
     assert (
         "  warning: mtp.1.attn.wkv: context_wkv_proj is never checked by the engine's loader (a "
