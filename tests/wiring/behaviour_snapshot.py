@@ -203,6 +203,17 @@ def snapshot(package: str, matrix: dict) -> dict:
             out[f"checkpoint.stage_count[{key}, {names}]"] = _answer(
                 checkpoint.stage_count, weight_set, frozenset(names), {}
             )
+        # the routed experts' count: the spec's value, a config's, one past the bound, a bool
+        for config in (
+            {},
+            {"n_routed_experts": 3},
+            {"n_routed_experts": 10**6},
+            {"n_routed_experts": True},
+        ):
+            called.add("checkpoint.expert_count")
+            out[f"checkpoint.expert_count[{key}, {config}]"] = _answer(
+                checkpoint.expert_count, weight_set, config
+            )
 
     kv = mods.get("kv_cache")
     if kv is not None:
