@@ -384,6 +384,15 @@ def _declared_names(weight_set, stages: int, experts: int | None) -> dict[str, l
         )
     prefixes = [weight_set.stage_prefix.format(i=i) for i in range(stages)]
     renames = weight_set.renames + (block.renames if block else ())
+    # a stacked weight shipped as its merged parameter (vLLM loads it whole: every shard), where
+    # no derived parameter is built from that weight (the generated check names a missing
+    # source once, for the block's shard and the derived one alike)
+    sources = {source for _, source in weight_set.derived}
+    renames += tuple(
+        (name, target.into)
+        for name, target in (block.stacked if block else ())
+        if name not in sources
+    )
     return {
         "declared": [p + w for p in prefixes for w in per_stage],
         "renames": [[old, new] for old, new in renames],

@@ -15,7 +15,8 @@ completeness is checked and what it raises; each mode is a test:
 - ``mapped``: the vLLM parameter (and shard) each of its tensors loads into (mode-independent);
 - ``each_removed``: each tensor removed in turn (of the routed experts', the last expert's);
 - ``renamed``: a renamed weight shipped under the engine's name instead (V4 MTP's
-  ``shared_head.*`` fails in vLLM; V4.1's ``markov_head.markov_w1`` loads);
+  ``shared_head.*`` fails in vLLM; V4.1's ``markov_head.markov_w1`` loads), and a stacked
+  block weight shipped as its merged parameter (``attn.fused_wqa_wkv``: vLLM loads it whole);
 - ``rejected``: each name the spec says vLLM fails on (or builds itself) added: both reject it;
 - ``past_count``: each stage tensor moved to the first stage vLLM does not build added: vLLM's
   MTP loader skips it, its DSpark loaders fail on a decoder-layer name and load a model-level
