@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 import torch
 import triton
 import triton.language as tl
+from triton import knobs
 
 
 class Mxfp8Format(NamedTuple):
@@ -298,6 +299,90 @@ MAX_BATCH = 65535  # CUDA grid dimension z
 MAX_ROW_TILES = 65535  # CUDA grid dimension y (grid: K tiles, row tiles, batch)
 
 
+# Triton's launch path (JITFunction.run) re-derives on every call what a configuration fixes:
+# it binds and specializes every argument, formats the options into its cache key, looks the
+# compiled kernel up, re-checks the globals the kernel read and builds the launch hooks'
+# metadata. That took most of the launchers' host time on the H200 machine (28 to 47 us a call
+# against a 2.8 us kernel at 128 x 7168, benchmarks/host_launch_mxfp8.py measures it). So the
+# launchers let Triton launch the first call of a configuration and argument class, keep the
+# compiled kernel it returns, and launch later calls of that class with its launcher directly.
+# The argument class refines Triton's specialization (tests/kernels/test_mxfp8.py checks it
+# against Triton's own specialize function): a pointer's 16-byte alignment, and an integer's
+# equality to 1, divisibility by 16 and width (i32 / i64 / u64). Triton folds the same facts
+# into its key (and nothing else of a non-constexpr argument), so one class never needs two
+# compiled kernels; the constexprs and num_warps are fixed per configuration. The kernels read
+# no globals (their constants are local), so there is nothing for the skipped re-check to catch.
+_I32_MIN, _I32_MAX, _U64_MIN = -(1 << 31), (1 << 31) - 1, 1 << 63
+
+
+def _arg_class(arg: Any) -> int:
+    """The class of a kernel argument (a tensor or an int) that decides its specialization."""
+    if type(arg) is int:
+        if arg == 1:
+            return 1  # Triton passes 1 as a constexpr
+        wide = (not _I32_MIN <= arg <= _I32_MAX) * 4 + (arg >= _U64_MIN) * 8
+        return (arg % 16 == 0) * 2 + wide
+    return (arg.data_ptr() % 16 == 0) * 2  # a tensor: its dtype is fixed by the configuration
+
+
+class _TritonCuda:
+    """The current device and stream as Triton's active driver reports them (what its launch
+    path launches on), bound on first use: the CPU machines, which have no CUDA driver, never
+    use them."""
+
+    def __getattr__(self, name: str) -> Any:  # only while unbound
+        active = triton.runtime.driver.active
+        self.current_device = active.get_current_device
+        self.current_stream = active.get_current_stream
+        return getattr(self, name)
+
+
+_CUDA = _TritonCuda()
+
+
+def _hooked(hook: Any) -> bool:
+    """Whether a Triton launch hook would do anything: None, or a HookChain (Triton 3.6 and
+    later) with no hooks, does not."""
+    return hook is not None and bool(getattr(hook, "calls", True))
+
+
+class _DirectLaunch:
+    """Launches one compiled kernel (what ``kernel[grid](...)`` returned) as Triton's own launch
+    path does: the compiled launcher, the current stream, the arguments in the kernel's order
+    with the constexprs, and the launch hooks when any are installed (profilers)."""
+
+    __slots__ = ("compiled", "run", "function", "packed_metadata", "constexprs")
+
+    def __init__(self, compiled: Any, constexprs: tuple) -> None:
+        self.compiled = compiled
+        self.run = compiled.run  # loads the binary on the current device once
+        self.function = compiled.function
+        self.packed_metadata = compiled.packed_metadata
+        self.constexprs = constexprs
+
+    def __call__(self, grid: tuple[int, int, int], args: tuple, device: int) -> None:
+        stream = _CUDA.current_stream(device)
+        enter = knobs.runtime.launch_enter_hook
+        exit_ = knobs.runtime.launch_exit_hook
+        if _hooked(enter) or _hooked(exit_):
+            metadata = self.compiled.launch_metadata(grid, stream, *args, *self.constexprs)
+        else:
+            metadata = enter = exit_ = None
+        self.run(
+            grid[0],
+            grid[1],
+            grid[2],
+            stream,
+            self.function,
+            self.packed_metadata,
+            metadata,
+            enter,
+            exit_,
+            *args,
+            *self.constexprs,
+        )
+
+
 class Mxfp8Ops(NamedTuple):
     """One format's launchers: what a generated module exports as its quantize / dequantize."""
 
@@ -328,7 +413,9 @@ def mxfp8_ops(
     first is the default) and the default launch parameters block_m / block_k / num_warps.
 
     The launchers' happy path is one dict lookup, shape arithmetic, two allocations and the
-    launch: everything else is validated once per (dtype, layout, launch overrides)."""
+    launch: everything else is validated once per (dtype, layout, launch overrides). On a CUDA
+    device the launch goes through Triton's ``kernel[grid](...)`` once per configuration and
+    argument class, then straight to the compiled kernel (``_DirectLaunch``)."""
     assert layouts and set(layouts) <= set(LAYOUTS), layouts
     value_dtype = VALUE_TYPES[fmt.VALUE_TYPE][0]
     fmt = kernel_format(fmt)
@@ -340,6 +427,9 @@ def mxfp8_ops(
     device_type = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
     # (what, dtype, layout, block_m, block_k, num_warps) -> the validated launch decisions
     configs: dict[tuple, tuple[int, int, int, int, int, int, int]] = {}
+    # (decisions, device, argument classes) -> the compiled kernel's launcher (_DirectLaunch)
+    quantize_launches: dict[tuple, _DirectLaunch] = {}
+    dequantize_launches: dict[tuple, _DirectLaunch] = {}
     default_block_m, default_block_k, default_num_warps = block_m, block_k, num_warps
 
     def fail(what: str, message: str) -> None:
@@ -447,16 +537,16 @@ def mxfp8_ops(
             scales = torch.empty(
                 (*shape[:-2], scale_rows * scale_cols), dtype=torch.uint8, device=device
             )
-        _quantize_kernel[grid](
-            x,
-            xq,
-            scales,
-            m,
-            k,
-            scale_rows,
-            scale_cols,
-            stride_batch,
-            x.stride(-2),
+        args = (x, xq, scales, m, k, scale_rows, scale_cols, stride_batch, x.stride(-2))
+        if device_type == "cuda":
+            device_index = _CUDA.current_device()
+            key = (decided, device_index, *map(_arg_class, args))
+            launch = quantize_launches.get(key)
+            if launch is not None:
+                launch(grid, args, device_index)
+                return xq, scales
+        kernel = _quantize_kernel[grid](
+            *args,
             FMT=fmt,
             HINTS=hints,
             DTYPE=dtype_kind,
@@ -465,6 +555,9 @@ def mxfp8_ops(
             BLOCK_K=block_k,
             num_warps=num_warps,
         )
+        if device_type == "cuda":
+            constexprs = (fmt, hints, dtype_kind, layout_kind, block_m, block_k)
+            quantize_launches[key] = _DirectLaunch(kernel, constexprs)
         return xq, scales
 
     def dequantize(
@@ -520,14 +613,16 @@ def mxfp8_ops(
                 f"M = {m} needs {grid[1]} row tiles of block_m = {block_m}; at most {MAX_ROW_TILES}",
             )
         out = torch.empty(shape, dtype=out_dtype, device=device)
-        _dequantize_kernel[grid](
-            xq,
-            scales,
-            out,
-            m,
-            k,
-            scale_rows,
-            scale_cols,
+        args = (xq, scales, out, m, k, scale_rows, scale_cols)
+        if device_type == "cuda":
+            device_index = _CUDA.current_device()
+            key = (decided, device_index, *map(_arg_class, args))
+            launch = dequantize_launches.get(key)
+            if launch is not None:
+                launch(grid, args, device_index)
+                return out
+        kernel = _dequantize_kernel[grid](
+            *args,
             FMT=fmt,
             HINTS=hints,
             DTYPE=dtype_kind,
@@ -536,6 +631,9 @@ def mxfp8_ops(
             BLOCK_K=block_k,
             num_warps=num_warps,
         )
+        if device_type == "cuda":
+            constexprs = (fmt, hints, dtype_kind, layout_kind, block_m, block_k)
+            dequantize_launches[key] = _DirectLaunch(kernel, constexprs)
         return out
 
     return Mxfp8Ops(quantize, dequantize, scale_shape, fmt, hints)

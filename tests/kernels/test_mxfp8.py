@@ -499,3 +499,33 @@ def test_rendered_modules_are_ruff_clean(mxfp8_rendered_dir):
             [ruff, *args, "--config", str(config), *files], capture_output=True, text=True
         )
         assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _triton_specialization(arg):
+    """Triton's own specialization of a non-constexpr kernel argument (what its launch path keys
+    the compiled kernel on), from the CUDA backend it compiles the kernels with."""
+    from triton._C.libtriton import native_specialize_impl
+    from triton.backends.nvidia.compiler import CUDABackend
+
+    return native_specialize_impl(CUDABackend, arg, False, True, True)
+
+
+def test_argument_class_refines_triton_specialization():
+    """The launchers reuse a compiled kernel for every call in one argument class
+    (dsv41gen/kernels/mxfp8.py, _arg_class): each class must hold one Triton specialization."""
+    from dsv41gen.kernels.mxfp8 import _arg_class
+
+    ints = [0, 1, 2, 3, 15, 16, 17, 31, 32, 48, 224, 7168, 7169, 65535]
+    ints += [2**31 - 16, 2**31 - 1, 2**31, 2**31 + 1, 2**31 + 16, 2**32, 2**40 + 3]
+    ints += [2**63 - 16, 2**63 - 1, 2**63, 2**63 + 16, 2**64 - 1, 2**64 - 16]
+    ints += [-1, -16, -17, -(2**31), -(2**31) - 1, -(2**31) - 16]
+    base = torch.empty(4096, dtype=torch.bfloat16)
+    tensors = [base[offset:] for offset in range(0, 24)]  # 2-byte steps: aligned every 8th
+    seen: dict[tuple, set] = {}
+    for arg in ints + tensors:
+        kind = "int" if type(arg) is int else "tensor"
+        seen.setdefault((kind, _arg_class(arg)), set()).add(_triton_specialization(arg))
+    split = {key: specs for key, specs in seen.items() if len(specs) > 1}
+    assert not split, f"argument classes holding several Triton specializations: {split}"
+    # and the class is not trivially fine: aligned and misaligned pointers, 1, D and plain ints
+    assert {("tensor", 2), ("tensor", 0), ("int", 1), ("int", 2), ("int", 0)} <= set(seen)

@@ -59,3 +59,45 @@ def test_bit_exact_other_launches(mxfp8_module, mxfp8_reference_module, tiles):
         assert torch.equal(xq.view(torch.uint8), rq.view(torch.uint8)) and torch.equal(s, rs)
         out = mxfp8_module.dequantize(xq, s, layout, block_m=bm, block_k=bk, num_warps=nw)
         assert torch.equal(out, mxfp8_reference_module.dequantize_reference(xq, s, layout))
+
+
+def test_direct_launch_across_argument_classes(mxfp8_module, mxfp8_reference_module):
+    """After Triton's first launch of a configuration, the launchers call the compiled kernel
+    directly, one per argument class (16-byte alignment, == 1, divisibility by 16): calls that
+    alternate between classes, each repeated, stay bit-exact."""
+    flat = torch.randn(64 * 4096 + 64, device="cuda", dtype=torch.bfloat16)
+    cases = []
+    for m in (1, 16, 17, 64):
+        for offset in (0, 1, 8):  # 2-byte steps: offset 1 misaligns x, 8 is 16-byte aligned
+            cases.append(flat[offset : offset + m * 4096].view(m, 4096))
+    for _ in range(3):
+        for x in cases:
+            for layout in ("row_major", "swizzled_128x4"):
+                xq, s = _check(mxfp8_module, mxfp8_reference_module, x, layout)
+                out = mxfp8_module.dequantize(xq, s, layout)
+                want = mxfp8_reference_module.dequantize_reference(xq, s, layout, torch.bfloat16)
+                assert torch.equal(out, want)
+
+
+def test_direct_launch_calls_triton_launch_hooks(mxfp8_module):
+    """A profiler's Triton launch hook (knobs.runtime.launch_enter_hook) sees the direct
+    launches too, with Triton's launch metadata."""
+    from triton import knobs
+
+    x = torch.randn(128, 7168, device="cuda", dtype=torch.bfloat16)
+    mxfp8_module.quantize(x)  # Triton's first launch of the configuration
+    names = []
+
+    def hook(metadata):
+        names.append(metadata.get()["name"])
+
+    knobs.runtime.launch_enter_hook.add(hook)
+    try:
+        mxfp8_module.quantize(x)
+        mxfp8_module.quantize(x)
+    finally:
+        knobs.runtime.launch_enter_hook.remove(hook)
+    torch.cuda.synchronize()
+    assert names == ["_quantize_kernel", "_quantize_kernel"]
+    mxfp8_module.quantize(x)
+    assert len(names) == 2
