@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from wiringhelpers import SPECS, decoder_blocks, run_cli
+from wiringhelpers import SPECS, copy_specs, decoder_blocks, run_cli
 
 numpy = pytest.importorskip("numpy")
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
@@ -226,3 +226,30 @@ def test_unreadable_checkpoint_is_a_usage_error(tmp_path):
     assert result.returncode == 2
     assert "no 'weight_map'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_an_expert_past_the_count_is_dropped_or_rejected_as_the_spec_says(tmp_path):
+    """vLLM 0.33.0's expert mapping names experts below the count only, so its loaders drop a
+    tensor of expert 2 of 2 (`past_count: skipped`, the specs'); a loader that failed on one
+    (`past_count: rejected`) makes the check refuse and name it."""
+    names = _v41() + ["mtp.0.ffn.experts.2.w1"]
+    _save(tmp_path / "model.safetensors", names)
+    (tmp_path / "config.json").write_text(json.dumps(CONFIG))
+    skipped = run_cli(
+        "check-checkpoint", str(SPECS / "deepseek_v41.yaml"), str(tmp_path), "--method", "dspark"
+    )
+    assert skipped.returncode == 0, skipped.stdout + skipped.stderr
+    specs = copy_specs(tmp_path / "specs")
+    v4 = specs / "deepseek_v4.yaml"
+    text = v4.read_text()
+    assert text.count("past_count: skipped") == 1
+    v4.write_text(text.replace("past_count: skipped", "past_count: rejected"))
+    rejected = run_cli(
+        "check-checkpoint", str(specs / "deepseek_v41.yaml"), str(tmp_path), "--method", "dspark"
+    )
+    assert rejected.returncode == 4, rejected.stdout + rejected.stderr
+    assert rejected.stdout.splitlines()[-2:] == [
+        "method 'dspark': 1 tensor(s) the engine's loader fails on:",
+        "  mtp.0.ffn.experts.2.w1.weight: the engine's loader builds 2 routed expert(s): expert 2 "
+        "has no parameter",
+    ]
