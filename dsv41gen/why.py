@@ -119,6 +119,8 @@ def _comment_run(lines: list[str], index: int) -> str:
     """The line at index joined with the comment lines that continue it: a formatter that
     reflows long comments (clang-format) may have broken a source-map comment in two."""
     text = lines[index]
+    if "#" not in text and "//" not in text:
+        return text  # a code line: the comment below it belongs to the next statement
     for following in lines[index + 1 : index + 4]:
         stripped = following.strip()
         if not stripped.startswith(("//", "#")):
