@@ -198,20 +198,6 @@ def matrix(tmp_path_factory) -> list[dict]:
     return cases
 
 
-# Strict: the day the specs state 0.33.0 exactly, this passes, strict xfail fails, and the
-# marker must go. Until then the plugin changes what vLLM does for V4 / V4.1 in these cases.
-class KnownSpecMismatch(AssertionError):
-    """Differences of the kinds issue 11 lists, and only those."""
-
-
-# The kinds of difference the specs are known to still have (issue 11). Anything else fails.
-KNOWN = (
-    "draft_n_predict",
-    "num_speculative_tokens",
-    "DeepSeek V4 does not support PIECEWISE CUDA graphs with Model Runner V1",
-)
-
-
 # issue 11's spec mismatches are fixed: the plugin leaves vLLM's behaviour unchanged.
 def test_v4_and_v41_behave_the_same_with_and_without_the_plugin(
     matrix, driver, real_family, tmp_path
@@ -247,11 +233,7 @@ def test_v4_and_v41_behave_the_same_with_and_without_the_plugin(
     for case, before, after in differ:
         kinds[_difference(case, before, after)] = kinds.get(_difference(case, before, after), 0) + 1
     report = "\n".join(f"{count:4d} x {kind}" for kind, count in sorted(kinds.items()))
-    message = f"{len(differ)} of {len(matrix)} cases differ (stock -> plugin):\n{report}"
-    unexplained = [kind for kind in kinds if not any(known in kind for known in KNOWN)]
-    assert not unexplained, message  # a plain failure: not one of the known kinds
-    if differ:
-        raise KnownSpecMismatch(message)
+    assert not differ, f"{len(differ)} of {len(matrix)} cases differ (stock -> plugin):\n{report}"
 
 
 ENGINE_CRASH_TYPES = ("TypeError", "AttributeError", "KeyError")
