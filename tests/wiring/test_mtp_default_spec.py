@@ -5,49 +5,17 @@ generated code apply it, while the real spec's refusal stays as it is beside it.
 
 from __future__ import annotations
 
-import importlib
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
+from wiringhelpers import child_spec_module
 
 
 @pytest.fixture(scope="module")
 def speculative(tmp_path_factory):
-    specs = tmp_path_factory.mktemp("mtp-default-specs")
-    shutil.copy(REPO / "specs" / "deepseek_v4.yaml", specs)
-    shutil.copy(Path(__file__).parent / "mtp_default" / "deepseek_v4_mtp_default.yaml", specs)
-    out = tmp_path_factory.mktemp("mtp-default-out")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dsv41gen",
-            "build",
-            str(specs / "deepseek_v4_mtp_default.yaml"),
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    # Another test's build of the package may be imported already: set it aside, then restore.
-    ours = [m for m in sys.modules if m == "deepseek_v4" or m.startswith("deepseek_v4.")]
-    saved = {name: sys.modules.pop(name) for name in ours}
-    sys.path.insert(0, str(out))
-    try:
-        yield importlib.import_module("deepseek_v4.speculative")
-    finally:
-        sys.path.remove(str(out))
-        for name in [m for m in sys.modules if m == "deepseek_v4" or m.startswith("deepseek_v4.")]:
-            del sys.modules[name]
-        sys.modules.update(saved)
+    child = Path(__file__).parent / "mtp_default" / "deepseek_v4_mtp_default.yaml"
+    with child_spec_module(child, "speculative", tmp_path_factory.mktemp("mtp_default")) as module:
+        yield module
 
 
 @pytest.mark.parametrize("n_predict", [1, 3])

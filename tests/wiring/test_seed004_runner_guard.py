@@ -5,16 +5,12 @@ must still say them."""
 
 from __future__ import annotations
 
-import importlib
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from wiringhelpers import child_spec_module
 
-REPO = Path(__file__).resolve().parents[2]
 MESSAGE = (
     "DeepSeek V4 does not support PIECEWISE CUDA graphs with Model Runner V1. "
     "Use Model Runner V2 or disable PIECEWISE CUDA graphs."
@@ -23,36 +19,9 @@ MESSAGE = (
 
 @pytest.fixture(scope="module")
 def runner(tmp_path_factory):
-    specs = tmp_path_factory.mktemp("seed004-specs")
-    shutil.copy(REPO / "specs" / "deepseek_v4.yaml", specs)
-    shutil.copy(Path(__file__).parent / "seed004" / "deepseek_v4_seed004.yaml", specs)
-    out = tmp_path_factory.mktemp("seed004-out")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dsv41gen",
-            "build",
-            str(specs / "deepseek_v4_seed004.yaml"),
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    # Another test's build of the package may be imported already: set it aside, then restore.
-    ours = [m for m in sys.modules if m == "deepseek_v4" or m.startswith("deepseek_v4.")]
-    saved = {name: sys.modules.pop(name) for name in ours}
-    sys.path.insert(0, str(out))
-    try:
-        yield importlib.import_module("deepseek_v4.runner")
-    finally:
-        sys.path.remove(str(out))
-        for name in [m for m in sys.modules if m == "deepseek_v4" or m.startswith("deepseek_v4.")]:
-            del sys.modules[name]
-        sys.modules.update(saved)
+    child = Path(__file__).parent / "seed004" / "deepseek_v4_seed004.yaml"
+    with child_spec_module(child, "runner", tmp_path_factory.mktemp("seed004")) as module:
+        yield module
 
 
 def _config(use_v2_model_runner, architecture, mode, runner):

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs"
@@ -18,8 +23,6 @@ FIXTURE_SPECS = ("deepseek_v4.yaml", "deepseek_v41.yaml")
 
 def copy_specs(target: Path) -> Path:
     """target/: a copy of FIXTURE_SPECS."""
-    import shutil
-
     target.mkdir(parents=True, exist_ok=True)
     for name in FIXTURE_SPECS:
         shutil.copy(SPECS / name, target / name)
@@ -34,6 +37,33 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
         cwd=cwd,
         check=False,
     )
+
+
+@contextlib.contextmanager
+def child_spec_module(child_spec: Path, module: str, scratch: Path) -> Iterator[ModuleType]:
+    """The deepseek_v4 family's ``module`` built from a test spec that extends the real V4 spec
+    (``child_spec``, copied beside it into scratch/specs), imported from scratch/out. The
+    package another test may have imported is set aside meanwhile, then restored."""
+    specs = scratch / "specs"
+    specs.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SPECS / "deepseek_v4.yaml", specs)
+    shutil.copy(child_spec, specs)
+    out = scratch / "out"
+    done = run_cli("build", str(specs / child_spec.name), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+
+    def ours() -> list[str]:
+        return [m for m in sys.modules if m == "deepseek_v4" or m.startswith("deepseek_v4.")]
+
+    saved = {name: sys.modules.pop(name) for name in ours()}
+    sys.path.insert(0, str(out))
+    try:
+        yield importlib.import_module(f"deepseek_v4.{module}")
+    finally:
+        sys.path.remove(str(out))
+        for name in ours():
+            del sys.modules[name]
+        sys.modules.update(saved)
 
 
 # vLLM 0.33.0's DeepseekV4DecoderLayer as every V4 / V4.1 draft stage ships it (attention with
