@@ -20,7 +20,9 @@ from .sources import SourceMap
 
 
 @dataclass(frozen=True)
-class ForbiddenPlan:
+class MethodMessagePlan:
+    """A message the generated code raises for one (target model_type, method)."""
+
     model_type: str
     method: str
     message: str
@@ -40,26 +42,14 @@ class ForbiddenPlan:
 
 
 @dataclass(frozen=True)
-class RequiredPlan:
+class ForbiddenPlan(MethodMessagePlan):
+    """A method the spec forbids for the target (speculative.forbidden), with its refusal."""
+
+
+@dataclass(frozen=True)
+class RequiredPlan(MethodMessagePlan):
     """A (target, method) with no default num_speculative_tokens (default: none): a request
     without it is refused with a fix-it message, where the engine would fail."""
-
-    model_type: str
-    method: str
-    message: str
-    source: Comment
-
-    @property
-    def model_type_py(self) -> PyLiteral:
-        return PyLiteral(self.model_type)
-
-    @property
-    def method_py(self) -> PyLiteral:
-        return PyLiteral(self.method)
-
-    @property
-    def message_py(self) -> PyLiteral:
-        return PyLiteral(self.message)
 
 
 _NUM = PyCode("num")
