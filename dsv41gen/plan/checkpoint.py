@@ -7,12 +7,99 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..codegen_values import Comment, Identifier, LiteralView, PyLiteral, literal_rows
-from ..model import Family, PastCount
+from ..model import Family, PastCount, Variant, WeightSet
 from ..validate import (  # the generated reader bounds checkpoints by the same counts
     MAX_EXPERTS,
     MAX_STAGES,
 )
 from .sources import SourceMap
+
+
+@dataclass(frozen=True)
+class DecoderBlockPlan:
+    """A stage's decoder block: the spec states it once (a YAML anchor) for many weight sets, so
+    the generated module states each distinct block once, as a constant the sets name."""
+
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    stacked: tuple[tuple[str, str, int | str], ...]  # (checkpoint name, parameter, shard)
+    renames: tuple[tuple[str, str], ...]
+    experts_prefix: str  # "" without routed experts
+    experts_count_sources: tuple[str, ...]
+    experts_count_default: int  # the spec's hf_config value (0 without routed experts)
+    experts_past_count_rejected: bool
+    experts_weights: tuple[tuple[str, str, int | str], ...]  # (per-expert name, parameter, shard)
+
+
+# how each DecoderBlock field is printed: through _words / _pairs (one line per list) or as is
+_BLOCK_FIELD_WRAPPERS: dict[str, str | None] = {
+    "required": "_words",
+    "optional": "_words",
+    "stacked": None,
+    "renames": "_pairs",
+    "experts_prefix": None,
+    "experts_count_sources": "_words",
+    "experts_count_default": None,
+    "experts_past_count_rejected": None,
+    "experts_weights": None,
+}
+
+
+def _block_field(
+    block: DecoderBlockPlan, name: str
+) -> tuple[Identifier, Identifier | None, PyLiteral]:
+    value = getattr(block, name)
+    wrapper = _BLOCK_FIELD_WRAPPERS[name]
+    if wrapper == "_pairs":
+        value = " ".join(f"{a}={b}" for a, b in value)
+    elif wrapper == "_words":
+        value = " ".join(value)
+    return Identifier(name), Identifier(wrapper) if wrapper else None, PyLiteral(value)
+
+
+@dataclass(frozen=True)
+class BlockConstant:
+    """One distinct decoder block as a module constant: whole, or as ``replace(base, ...)`` of an
+    earlier one when it changes fewer than half of its fields (V4.1 inherits V4's block and
+    changes the expert count's sources, as its spec says)."""
+
+    name: Identifier
+    source: Comment  # the first weight set that states it
+    base: Identifier | None
+    fields: tuple[tuple[Identifier, Identifier | None, PyLiteral], ...]  # (field, wrapper, value)
+
+
+def _block_constants(
+    blocks: list[tuple[DecoderBlockPlan, str, str, Comment]],
+) -> tuple[dict[DecoderBlockPlan, Identifier], tuple[BlockConstant, ...]]:
+    """Each distinct block once, in the order the weight sets first state them, named by the
+    variant (and, for a variant's second distinct block, the weight set) that first states it."""
+    names: dict[DecoderBlockPlan, Identifier] = {}
+    constants = []
+    for block, model_type, set_name, source in blocks:
+        if block in names:
+            continue
+        taken = {n.name for n in names.values()}
+        stems = [model_type, f"{model_type}_{set_name}"]  # both are identifiers (the schema)
+        stems += [f"{model_type}_{set_name}_{n}" for n in range(2, len(taken) + 2)]
+        name = next(
+            Identifier(f"{stem.upper()}_DECODER_BLOCK")
+            for stem in stems
+            if f"{stem.upper()}_DECODER_BLOCK" not in taken
+        )
+        all_fields = tuple(_BLOCK_FIELD_WRAPPERS)
+        best: tuple[Identifier, tuple[str, ...]] | None = None
+        for earlier, earlier_name in names.items():
+            changed = tuple(f for f in all_fields if getattr(block, f) != getattr(earlier, f))
+            if best is None or len(changed) < len(best[1]):
+                best = (earlier_name, changed)
+        base = best[0] if best is not None and 2 * len(best[1]) < len(all_fields) else None
+        shown = best[1] if base is not None and best is not None else all_fields
+        names[block] = name
+        constants.append(
+            BlockConstant(name, source, base, tuple(_block_field(block, f) for f in shown))
+        )
+    return names, tuple(constants)
 
 
 @dataclass(frozen=True)
@@ -36,16 +123,9 @@ class WeightSetPlan:
     checked_unquantized_only: bool  # completeness.checked: unquantized
     untracked: tuple[str, ...]  # completeness.untracked
     every_stage_loads: bool  # completeness.every_stage_loads
-    block_maps_to: str
-    block_required: tuple[str, ...]
-    block_optional: tuple[str, ...]
-    block_stacked: tuple[tuple[str, str, int | str], ...]  # (checkpoint name, parameter, shard)
-    block_renames: tuple[tuple[str, str], ...]
-    experts_prefix: str  # "" without routed experts
-    experts_count_sources: tuple[str, ...]
-    experts_count_default: int  # the spec's hf_config value (0 without routed experts)
-    experts_past_count_rejected: bool
-    experts_weights: tuple[tuple[str, str, int | str], ...]  # (per-expert name, parameter, shard)
+    block_maps_to: str  # the block's parameters, under the stage's maps_to
+    block: DecoderBlockPlan
+    block_name: Identifier  # the module constant that states the block
     source: Comment
 
     @property
@@ -65,7 +145,7 @@ class _Words:
 
     def __getattr__(self, name: str) -> str:
         value = getattr(self._plan, name)
-        if name in ("derived", "renames", "block_renames"):
+        if name in ("derived", "renames"):
             return " ".join(f"{a}={b}" for a, b in value)
         return " ".join(value)
 
@@ -74,7 +154,13 @@ class _Words:
 class CheckpointPlan:
     family: str
     weight_sets: tuple[WeightSetPlan, ...]
+    blocks: tuple[BlockConstant, ...]  # the weight sets' distinct decoder blocks
     method_sets: tuple[tuple[str, str, str], ...]  # (model_type, method, weight set name)
+
+    @property
+    def replaces_blocks(self) -> bool:
+        """Whether some block is stated as another's replace() (the module imports it)."""
+        return any(b.base is not None for b in self.blocks)
 
     @property
     def family_ident(self) -> Identifier:
@@ -93,7 +179,44 @@ class CheckpointPlan:
         return literal_rows(self.method_sets)
 
 
+def _block_plan(variant: Variant, ws: WeightSet) -> DecoderBlockPlan:
+    block = ws.block
+    experts = block.experts if block else None
+    expert_default = 0
+    if experts is not None:
+        expert_default = next(
+            v for f in experts.count_sources if isinstance(v := variant.hf_value(f), int) and v > 0
+        )  # validation: some source has a count in hf_config
+    return DecoderBlockPlan(
+        required=block.required if block else (),
+        optional=block.optional if block else (),
+        stacked=tuple((k, t.into, t.shard) for k, t in block.stacked) if block else (),
+        renames=block.renames if block else (),
+        experts_prefix=experts.prefix if experts else "",
+        experts_count_sources=experts.count_sources if experts else (),
+        experts_count_default=expert_default,
+        experts_past_count_rejected=experts is not None
+        and experts.past_count is PastCount.REJECTED,
+        experts_weights=tuple((k, t.into, t.shard) for k, t in experts.weights) if experts else (),
+    )
+
+
 def plan_checkpoint(family: Family, sources: SourceMap) -> CheckpointPlan:
+    names, blocks = _block_constants(
+        [
+            (
+                _block_plan(variant, ws),
+                variant.model_type,
+                ws.name,
+                # a set without a block has the empty one, which its own entry states
+                sources.ref(variant.name, "checkpoint", "weight_sets", ws.name, "block")
+                if ws.block
+                else sources.ref(variant.name, "checkpoint", "weight_sets", ws.name),
+            )
+            for variant in family.variants
+            for ws in variant.weight_sets
+        ]
+    )
     sets = []
     for variant in family.variants:
         for ws in variant.weight_sets:
@@ -101,15 +224,7 @@ def plan_checkpoint(family: Family, sources: SourceMap) -> CheckpointPlan:
             offset = variant.hf_value(field) if field is not None else 0
             assert isinstance(offset, int)  # validation: the offset field is an hf_config count
             shared = ws.shared
-            block = ws.block
-            experts = block.experts if block else None
-            expert_default = 0
-            if experts is not None:
-                expert_default = next(
-                    v
-                    for f in experts.count_sources
-                    if isinstance(v := variant.hf_value(f), int) and v > 0
-                )  # validation: some source has a count in hf_config
+            block = _block_plan(variant, ws)
             sets.append(
                 WeightSetPlan(
                     model_type=variant.model_type,
@@ -131,25 +246,13 @@ def plan_checkpoint(family: Family, sources: SourceMap) -> CheckpointPlan:
                     checked_unquantized_only=ws.completeness.checked_unquantized_only,
                     untracked=ws.completeness.untracked,
                     every_stage_loads=ws.completeness.every_stage_loads,
-                    block_maps_to=block.maps_to if block else "",
-                    block_required=block.required if block else (),
-                    block_optional=block.optional if block else (),
-                    block_stacked=tuple((k, t.into, t.shard) for k, t in block.stacked)
-                    if block
-                    else (),
-                    block_renames=block.renames if block else (),
-                    experts_prefix=experts.prefix if experts else "",
-                    experts_count_sources=experts.count_sources if experts else (),
-                    experts_count_default=expert_default,
-                    experts_past_count_rejected=experts is not None
-                    and experts.past_count is PastCount.REJECTED,
-                    experts_weights=tuple((k, t.into, t.shard) for k, t in experts.weights)
-                    if experts
-                    else (),
+                    block_maps_to=ws.block.maps_to if ws.block else "",
+                    block=block,
+                    block_name=names[block],
                     source=sources.ref(variant.name, "checkpoint", "weight_sets", ws.name),
                 )
             )
     methods = tuple(
         (v.model_type, m.method.value, m.weights.name) for v in family.variants for m in v.methods
     )
-    return CheckpointPlan(family.name, tuple(sets), methods)
+    return CheckpointPlan(family.name, tuple(sets), blocks, methods)

@@ -559,19 +559,21 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
         count = ws.stage_count_default or 1
         at = [ws.stage_prefix.format(i=i) for i in range(count)]
         sources = tuple(source for _, source in ws.derived)
-        config = {ws.experts_count_sources[0]: TEST_EXPERTS} if ws.experts_prefix else {}
-        experts = tuple(
-            ws.experts_prefix.format(e=e) + w
-            for e in range(TEST_EXPERTS if ws.experts_prefix else 0)
-            for w, _, _ in ws.experts_weights
+        config = (
+            {ws.block.experts_count_sources[0]: TEST_EXPERTS} if ws.block.experts_prefix else {}
         )
-        block = ws.block_required + ws.block_optional + experts
+        experts = tuple(
+            ws.block.experts_prefix.format(e=e) + w
+            for e in range(TEST_EXPERTS if ws.block.experts_prefix else 0)
+            for w, _, _ in ws.block.experts_weights
+        )
+        block = ws.block.required + ws.block.optional + experts
         names = tuple(
             dict.fromkeys(p + w for p in at for w in ws.required + ws.optional + sources + block)
         )
         names += tuple(at[-1] + w for w in ws.shared_required + ws.shared_optional)
         glob = ws.stage_prefix.split("{i}")[0] + "*."
-        routed = ws.experts_prefix.split("{e}")[0].rstrip(".")  # the experts' untracked name
+        routed = ws.block.experts_prefix.split("{e}")[0].rstrip(".")  # the experts' untracked name
 
         def loader(weight: str, quantized: bool, ws=ws, count=count) -> str:
             return _loader_outcome(ws, weight, quantized, count)
@@ -584,10 +586,10 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
         # a derived source that is also a block weight is reported twice: the block's drops
         drops += [(at[-1] + w, at[-1] + w, w) for w in sources[:1] if w not in block]
         # the decoder block's first and last weights, one it checks, and the last expert's
-        block_checked = [w for w in ws.block_required if w not in ws.untracked]
+        block_checked = [w for w in ws.block.required if w not in ws.untracked]
         drops += [
             (at[0] + w, at[0] + w, w)
-            for w in ws.block_required[:1] + ws.block_required[-1:] + tuple(block_checked[:1])
+            for w in ws.block.required[:1] + ws.block.required[-1:] + tuple(block_checked[:1])
         ]
         drops += [(at[-1] + w, at[-1] + w, routed) for w in experts[-1:]]
         # and the first weight the loader checks (the ones above may all be untracked)
@@ -620,7 +622,11 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
         if ws.past_count_rejected and stage_weights:  # a stage the engine does not build
             past = ws.stage_prefix.format(i=count) + stage_weights[0]
             rejected.append((model_type, method, config, " ".join(names + (past,)), past))
-        if ws.experts_past_count_rejected and experts:  # an expert the block does not build
-            past = at[0] + ws.experts_prefix.format(e=TEST_EXPERTS) + ws.experts_weights[0][0]
+        if ws.block.experts_past_count_rejected and experts:  # an expert the block does not build
+            past = (
+                at[0]
+                + ws.block.experts_prefix.format(e=TEST_EXPERTS)
+                + ws.block.experts_weights[0][0]
+            )
             rejected.append((model_type, method, config, " ".join(names + (past,)), past))
     return CheckpointTests(tuple(cases), tuple(rejected), tuple(empty))
