@@ -8,7 +8,11 @@ dsv41gen/kernels/rope_kv_core.cuh with its -D switches (DSV41GEN_KV_ONLY_PIPELIN
 use the bulk-copy pipeline; DSV41GEN_KV_ONLY_STAGES: its tokens in flight per warp;
 DSV41GEN_KV_ONLY_COALESCED_BF16; DSV41GEN_KV_ONLY_MIN_BLOCKS: the register cap's resident
 blocks; DSV41GEN_KV_ONLY_WAVE_BLOCKS: a grid of fewer blocks per multiprocessor;
-DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS: where the all-bf16 record's smaller grid starts), or, for "baseline", from the core file given by --baseline-core
+DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS: where the all-bf16 record's smaller grid starts;
+DSV41GEN_KV_ONLY_PREFETCH: kv rows prefetched into L2 that many tokens ahead;
+DSV41GEN_KV_ONLY_EARLY_TRIGGER: which formats trigger PDL's launch_dependents at the start;
+DSV41GEN_KV_ONLY_LOAD_256B: the L2::256B hint on the register loop's kv loads), or, for
+"baseline", from the core file given by --baseline-core
 (e.g. `git show 0809817:dsv41gen/kernels/rope_kv_core.cuh`, the kernel before the pipeline).
 The candidates build in parallel processes (--build-one). Every candidate is first compared
 byte for byte with vLLM's kernel (bf16 and fp16 kv where vLLM has a counterpart; fp16's bf16
@@ -56,6 +60,18 @@ CANDIDATES = {
     # each over more tokens
     "grid3": ("-DDSV41GEN_KV_ONLY_WAVE_BLOCKS=3",),
     "grid2": ("-DDSV41GEN_KV_ONLY_WAVE_BLOCKS=2",),
+    # lane 0 of each warp also prefetches into L2 (cp.async.bulk.prefetch.L2) the kv rows of its
+    # tokens 2 / 4 / 8 tokens past the ones already loading: more reads in flight early on
+    "prefetch2": ("-DDSV41GEN_KV_ONLY_PREFETCH=2",),
+    "prefetch4": ("-DDSV41GEN_KV_ONLY_PREFETCH=4",),
+    "prefetch8": ("-DDSV41GEN_KV_ONLY_PREFETCH=8",),
+    # the next grid may launch (PDL) right after this one's griddepcontrol.wait, not once its
+    # stores are issued, for every format (the default: per-tensor fp8 only) / for none (the
+    # kernel before sweep 4)
+    "early_trigger_all": ("-DDSV41GEN_KV_ONLY_EARLY_TRIGGER=2",),
+    "late_trigger": ("-DDSV41GEN_KV_ONLY_EARLY_TRIGGER=0",),
+    # the register loop's kv loads with the L2::256B prefetch-size hint
+    "load256": ("-DDSV41GEN_KV_ONLY_LOAD_256B=1",),
 }
 TOKENS = (16384, 65536, 262144)
 CHECK_TOKENS = (1, 17, 31, 33, 1023, 1025, 4096, 65536, 262144)

@@ -22,7 +22,11 @@
 // contraction) it is spelled __fmaf_rn, so the pure-torch reference reproduces every bit.
 // On SM90+ every launch allows programmatic dependent launch: each kernel waits for the previous
 // grid (griddepcontrol.wait) before its first global access and lets the next grid start
-// (griddepcontrol.launch_dependents) once its stores are issued.
+// (griddepcontrol.launch_dependents) once its stores are issued; the KV-only kernel of the
+// formats stored lane by lane from registers (per-tensor fp8) lets it start right after its own
+// wait (kKvOnlyEarlyTrigger). Either way the next grid's griddepcontrol.wait waits until this
+// grid has completed and its stores are visible: the trigger only lets the next grid's blocks
+// take the multiprocessors this grid's blocks leave.
 
 constexpr int kWarpSize = 32;
 constexpr int kWarpsPerBlock = kThreadsPerBlock / kWarpSize;
@@ -64,6 +68,25 @@ constexpr int kKvOnlyMinBlocks = kKvOnlyBlocksPerSm;
 #endif
 #ifndef DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS
 #define DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS 3
+#endif
+// DSV41GEN_KV_ONLY_PREFETCH > 0: lane 0 of each KV-only warp also asks the copy engine to bring
+// the kv rows of its tokens that many tokens past the ones already loading into L2
+// (cp.async.bulk.prefetch.L2, sm_90+), so more reads are in flight early in the launch; 0: none.
+#ifndef DSV41GEN_KV_ONLY_PREFETCH
+#define DSV41GEN_KV_ONLY_PREFETCH 0
+#endif
+// DSV41GEN_KV_ONLY_EARLY_TRIGGER: which formats' KV-only kernel lets the next grid launch
+// (griddepcontrol.launch_dependents) right after its own griddepcontrol.wait instead of once its
+// stores are issued (kKvOnlyEarlyTrigger): 0 none, 1 those on the register loop stored lane by
+// lane (per-tensor fp8: +2.6-2.7 points of copy at 65536-262144 tokens on an H200, while bf16,
+// fp8_ds_mla and mxfp8 were level, benchmarks/results/rope_kv_kv_only_sweep4_h200.json), 2 every
+// format. DSV41GEN_KV_ONLY_LOAD_256B 1: the register loop's kv loads carry the L2::256B
+// prefetch-size hint (level or slower in the same sweep).
+#ifndef DSV41GEN_KV_ONLY_EARLY_TRIGGER
+#define DSV41GEN_KV_ONLY_EARLY_TRIGGER 1
+#endif
+#ifndef DSV41GEN_KV_ONLY_LOAD_256B
+#define DSV41GEN_KV_ONLY_LOAD_256B 0
 #endif
 
 // Programmatic dependent launch (no-ops before sm_90 and when the launch did not allow it).
@@ -245,6 +268,17 @@ __device__ __forceinline__ void load_raw(const scalar_t* row, int lane, uint4 (&
     raw[0] = __ldcs(src);
     raw[1] = __ldcs(src + 1);
   } else {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (DSV41GEN_KV_ONLY_LOAD_256B) {
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(raw[i].x), "=r"(raw[i].y), "=r"(raw[i].z), "=r"(raw[i].w)
+                     : "l"(src + i));
+      }
+      return;
+    }
+#endif
     raw[0] = __ldg(src);
     raw[1] = __ldg(src + 1);
   }
@@ -318,6 +352,20 @@ __device__ __forceinline__ void round_to_input(float (&v)[kValuesPerLane]) {
 // slot_mapping: rows >= num_slots and negative slots are not written.
 __device__ __forceinline__ int64_t load_slot(const RopeKvParams& p, int64_t token) {
   return token < p.num_slots ? __ldg(reinterpret_cast<const long long*>(p.slot_mapping) + token) : -1;
+}
+
+// L2 prefetch of one token's kv row (DSV41GEN_KV_ONLY_PREFETCH), issued by the caller's lane 0; a
+// no-op before sm_90 and for tokens past the launch's.
+template <typename scalar_t>
+__device__ __forceinline__ void prefetch_kv_row(const RopeKvParams& p, int64_t token) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (token >= p.num_tokens) return;
+  static_assert(kHeadDim * sizeof(scalar_t) % 16 == 0, "bulk prefetch sizes are multiples of 16 bytes");
+  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(static_cast<const scalar_t*>(p.kv) +
+                                                                  token * kHeadDim),
+               "r"(static_cast<unsigned>(kHeadDim * sizeof(scalar_t)))
+               : "memory");
+#endif
 }
 
 // Where one token's record and its scales are (record layout of the cache format).
@@ -473,6 +521,13 @@ __device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t
   int64_t position = __ldg(positions + token);
   uint4 raw[2];
   load_raw(kv + token * kHeadDim, lane, raw);
+  if constexpr (DSV41GEN_KV_ONLY_PREFETCH > 0) {
+    // the rows 2 .. DSV41GEN_KV_ONLY_PREFETCH tokens ahead (1 ahead is loaded by the loop)
+    if (lane == 0) {
+#pragma unroll
+      for (int i = 2; i <= DSV41GEN_KV_ONLY_PREFETCH; ++i) prefetch_kv_row<scalar_t>(p, token + i * stride);
+    }
+  }
   // The per-tensor scale, read once per warp, after the first token's loads are in flight.
   DivisorOf<kCache> divisor{};
   if constexpr (CacheTraits<kCache>::kPerTensorScale) {
@@ -491,6 +546,9 @@ __device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t
       next_slot = load_slot(p, next);
       next_position = __ldg(positions + next);
       load_raw(kv + next * kHeadDim, lane, next_raw);
+      if constexpr (DSV41GEN_KV_ONLY_PREFETCH > 0) {
+        if (lane == 0) prefetch_kv_row<scalar_t>(p, token + (DSV41GEN_KV_ONLY_PREFETCH + 1) * stride);
+      }
     }
     if (slot >= 0) {  // warp-uniform
       float v[kValuesPerLane];
@@ -531,6 +589,12 @@ constexpr bool kKvOnlyPipelined =
     kBulkCopies && (DSV41GEN_KV_ONLY_PIPELINE == 2 ||
                     (DSV41GEN_KV_ONLY_PIPELINE == 1 && CacheTraits<kCache>::kLanesPerScale > 0));
 static_assert(kRopePairsPerLane % 4 == 0, "cos/sin are moved as float4");
+
+// The KV-only kernels that trigger the next grid at their start (DSV41GEN_KV_ONLY_EARLY_TRIGGER).
+template <CacheKind kCache>
+constexpr bool kKvOnlyEarlyTrigger =
+    DSV41GEN_KV_ONLY_EARLY_TRIGGER == 2 ||
+    (DSV41GEN_KV_ONLY_EARLY_TRIGGER == 1 && !kKvOnlyPipelined<kCache> && !kCoalescedRowStore<kCache>);
 
 // One token of one warp, as in memory: the kv row (lane l's two vectors are chunks 2l, 2l + 1),
 // then the cos/sin row.
@@ -656,6 +720,15 @@ __device__ __forceinline__ void insert_kv_pipelined(const RopeKvParams& p, int64
                      &barriers[j]);
     }
   }
+  if constexpr (DSV41GEN_KV_ONLY_PREFETCH > 0) {
+    // the rows of the DSV41GEN_KV_ONLY_PREFETCH tokens after the ones copied now
+    if (lane == 0) {
+#pragma unroll
+      for (int i = 0; i < DSV41GEN_KV_ONLY_PREFETCH; ++i) {
+        prefetch_kv_row<scalar_t>(p, first + (kKvOnlyStages - 1 + i) * stride);
+      }
+    }
+  }
   const int block_shift = (p.cache_block_size & (p.cache_block_size - 1)) == 0 ? __ffs(p.cache_block_size) - 1 : -1;
   int64_t base = 0;  // k of the current batch's lane 0
   int stage = 0;     // k % kKvOnlyStages
@@ -672,6 +745,9 @@ __device__ __forceinline__ void insert_kv_pipelined(const RopeKvParams& p, int64
       const IndexBatch index = index_of(j, base);
       issue_kv_stage(p, kv + (first + j * stride) * kHeadDim, index.slot, index.position, lane, stages[refill],
                      &barriers[refill]);
+      if constexpr (DSV41GEN_KV_ONLY_PREFETCH > 0) {
+        if (lane == 0) prefetch_kv_row<scalar_t>(p, first + (j + DSV41GEN_KV_ONLY_PREFETCH) * stride);
+      }
     }
     const int64_t slot = __shfl_sync(kFullMask, static_cast<long long>(current.slot), static_cast<int>(k - base));
     if (slot >= 0) {  // warp-uniform
@@ -792,6 +868,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const int64_t global_warp = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + warp;
   wait_for_previous_grid();
+  if constexpr (kKvOnlyEarlyTrigger<kCache>) allow_next_grid();
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kWarpsPerBlock;
   if constexpr (kKvOnlyPipelined<kCache>) {
     __shared__ KvStage<scalar_t> stages[kWarpsPerBlock][kKvOnlyStages];
@@ -803,7 +880,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
   } else {
     insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, nullptr);
   }
-  allow_next_grid();
+  if constexpr (!kKvOnlyEarlyTrigger<kCache>) allow_next_grid();
 }
 
 // Blocks of the KV-only warp-per-slot grid: one warp per token up to one full wave of resident
