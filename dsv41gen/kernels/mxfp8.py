@@ -427,13 +427,38 @@ def mxfp8_ops(
     device_type = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
     # (what, dtype, layout, block_m, block_k, num_warps) -> the validated launch decisions
     configs: dict[tuple, tuple[int, int, int, int, int, int, int]] = {}
-    # (decisions, device, argument classes) -> the compiled kernel's launcher (_DirectLaunch)
-    quantize_launches: dict[tuple, _DirectLaunch] = {}
-    dequantize_launches: dict[tuple, _DirectLaunch] = {}
+    # (kernel name, decisions, device, argument classes) -> the compiled kernel's launcher
+    direct_launches: dict[tuple, _DirectLaunch] = {}
     default_block_m, default_block_k, default_num_warps = block_m, block_k, num_warps
 
     def fail(what: str, message: str) -> None:
         raise ValueError(f"{name} {what}: {message}")
+
+    def launch(kernel: Any, decided: tuple, grid: tuple[int, int, int], args: tuple) -> None:
+        """Launch ``kernel`` (a Triton JIT function) with the configuration's constexprs:
+        through Triton the first time per configuration and argument class, then directly
+        (``_DirectLaunch``)."""
+        dtype_kind, layout_kind, _, _, block_m, block_k, num_warps = decided
+        if device_type == "cuda":
+            device_index = _CUDA.current_device()
+            key = (kernel.__name__, decided, device_index, *map(_arg_class, args))
+            known = direct_launches.get(key)
+            if known is not None:
+                known(grid, args, device_index)
+                return
+        compiled = kernel[grid](
+            *args,
+            FMT=fmt,
+            HINTS=hints,
+            DTYPE=dtype_kind,
+            LAYOUT=layout_kind,
+            BLOCK_M=block_m,
+            BLOCK_K=block_k,
+            num_warps=num_warps,
+        )
+        if device_type == "cuda":
+            constexprs = (fmt, hints, dtype_kind, layout_kind, block_m, block_k)
+            direct_launches[key] = _DirectLaunch(compiled, constexprs)
 
     def layout_of(what: str, layout: str) -> tuple[int, int, int]:
         if layout not in known:
@@ -499,7 +524,7 @@ def mxfp8_ops(
         decided = configs.get(("quantize", x.dtype, layout, block_m, block_k, num_warps))
         if decided is None:
             decided = config("quantize", x.dtype, layout, block_m, block_k, num_warps)
-        dtype_kind, layout_kind, row_tile, col_tile, block_m, block_k, num_warps = decided
+        _, _, row_tile, col_tile, block_m, block_k, _ = decided
         shape = x.shape
         if len(shape) == 2:
             batch, stride_batch = 1, 0
@@ -538,26 +563,7 @@ def mxfp8_ops(
                 (*shape[:-2], scale_rows * scale_cols), dtype=torch.uint8, device=device
             )
         args = (x, xq, scales, m, k, scale_rows, scale_cols, stride_batch, x.stride(-2))
-        if device_type == "cuda":
-            device_index = _CUDA.current_device()
-            key = (decided, device_index, *map(_arg_class, args))
-            launch = quantize_launches.get(key)
-            if launch is not None:
-                launch(grid, args, device_index)
-                return xq, scales
-        kernel = _quantize_kernel[grid](
-            *args,
-            FMT=fmt,
-            HINTS=hints,
-            DTYPE=dtype_kind,
-            LAYOUT=layout_kind,
-            BLOCK_M=block_m,
-            BLOCK_K=block_k,
-            num_warps=num_warps,
-        )
-        if device_type == "cuda":
-            constexprs = (fmt, hints, dtype_kind, layout_kind, block_m, block_k)
-            quantize_launches[key] = _DirectLaunch(kernel, constexprs)
+        launch(_quantize_kernel, decided, grid, args)
         return xq, scales
 
     def dequantize(
@@ -575,7 +581,7 @@ def mxfp8_ops(
         decided = configs.get((what, out_dtype, layout, block_m, block_k, num_warps))
         if decided is None:
             decided = config(what, out_dtype, layout, block_m, block_k, num_warps)
-        dtype_kind, layout_kind, row_tile, col_tile, block_m, block_k, num_warps = decided
+        _, _, row_tile, col_tile, block_m, block_k, _ = decided
         shape = xq.shape
         if len(shape) == 2:
             batch = 1
@@ -614,26 +620,7 @@ def mxfp8_ops(
             )
         out = torch.empty(shape, dtype=out_dtype, device=device)
         args = (xq, scales, out, m, k, scale_rows, scale_cols)
-        if device_type == "cuda":
-            device_index = _CUDA.current_device()
-            key = (decided, device_index, *map(_arg_class, args))
-            launch = dequantize_launches.get(key)
-            if launch is not None:
-                launch(grid, args, device_index)
-                return out
-        kernel = _dequantize_kernel[grid](
-            *args,
-            FMT=fmt,
-            HINTS=hints,
-            DTYPE=dtype_kind,
-            LAYOUT=layout_kind,
-            BLOCK_M=block_m,
-            BLOCK_K=block_k,
-            num_warps=num_warps,
-        )
-        if device_type == "cuda":
-            constexprs = (fmt, hints, dtype_kind, layout_kind, block_m, block_k)
-            dequantize_launches[key] = _DirectLaunch(kernel, constexprs)
+        launch(_dequantize_kernel, decided, grid, args)
         return out
 
     return Mxfp8Ops(quantize, dequantize, scale_shape, fmt, hints)
