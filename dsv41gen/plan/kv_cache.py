@@ -11,6 +11,13 @@ from .binding import kv_types
 from .sources import SourceMap
 
 
+def _raised(error: Identifier, message: PyMessage | None) -> PyCode:
+    """What a ratio check raises: the bare class where vLLM's check has no message."""
+    if message is None:
+        return PyCode.format("{}", error)
+    return PyCode.format("{}({})", error, message)
+
+
 @dataclass(frozen=True)
 class KvSourceCheck:
     """kv_cache.kv_source_compressor: the compressor a kv-source layer builds refuses the
@@ -33,9 +40,7 @@ class KvSourceCheck:
 
     @property
     def raised(self) -> PyCode:
-        if self.message is None:
-            return PyCode.format("{}", self.error)
-        return PyCode.format("{}({})", self.error, self.message)
+        return _raised(self.error, self.message)
 
 
 @dataclass(frozen=True)
@@ -62,10 +67,7 @@ class CompressRatioCheck:
 
     @property
     def raised(self) -> PyCode:
-        """What the check raises: the bare class where vLLM's check has no message."""
-        if self.message is None:
-            return PyCode.format("{}", self.error)
-        return PyCode.format("{}({})", self.error, self.message)
+        return _raised(self.error, self.message)
 
 
 @dataclass(frozen=True)
