@@ -1,7 +1,7 @@
 """Sweep build-time candidates of the KV-only RoPE + KV insert beside vLLM 0.33.0's kernel (issue 12).
 
     python3 benchmarks/sweep_rope_kv_kv_only.py --build-dir DIR --json OUT.json \
-        [--baseline-core FILE] [--only NAME,...] [--no-check]
+        [--baseline-core FILE_OR_DIR] [--only NAME,...] [--no-check]
 
 Each candidate is V4.1's KV-only instantiations (variant deepseek_v41_kv_<name>), built from
 dsv41gen/kernels/rope_kv_core.cuh with its -D switches (DSV41GEN_KV_ONLY_PIPELINE: which formats
@@ -13,7 +13,8 @@ DSV41GEN_KV_ONLY_PREFETCH: kv rows prefetched into L2 that many tokens ahead;
 DSV41GEN_KV_ONLY_EARLY_TRIGGER: which formats trigger PDL's launch_dependents at the start;
 DSV41GEN_KV_ONLY_LOAD_256B: the L2::256B hint on the register loop's kv loads), or, for
 "baseline", from the core file given by --baseline-core
-(e.g. `git show 0809817:dsv41gen/kernels/rope_kv_core.cuh`, the kernel before the pipeline).
+(e.g. `git show 0809817:dsv41gen/kernels/rope_kv_core.cuh`, the kernel before the pipeline), or
+from the kernel sources of the directory given (e.g. another checkout's dsv41gen/kernels).
 The candidates build in parallel processes (--build-one). Every candidate is first compared
 byte for byte with vLLM's kernel (bf16 and fp16 kv where vLLM has a counterpart; fp16's bf16
 fields and a non-power-of-two block size against the baseline instead) on poisoned caches with
@@ -75,6 +76,9 @@ CANDIDATES = {
 }
 TOKENS = (16384, 65536, 262144)
 CHECK_TOKENS = (1, 17, 31, 33, 1023, 1025, 4096, 65536, 262144)
+# (block size, slot_mapping) of the identity check: random slots, and a prefill's consecutive runs
+# (block 48: runs that cross block boundaries inside a block's step)
+SLOT_PATTERNS = ((64, "random"), (48, "random"), (64, "prefill"), (48, "prefill"))
 
 
 def load_candidate(name: str, build_root: str, baseline_core: str | None):
@@ -96,16 +100,24 @@ def load_candidate(name: str, build_root: str, baseline_core: str | None):
     build.mkdir(parents=True, exist_ok=True)
     write_rope_kv(plan, src)
     # The kernel sources are dsv41gen/kernels; the baseline compiles a copy of them whose core is
-    # --baseline-core (left untouched when unchanged, so its build is reused).
+    # --baseline-core, or, where that is a directory, whose every source found there is that
+    # directory's (left untouched when unchanged, so its build is reused).
     kernels = rope_kv_loader.KERNELS_DIR
     if name == "baseline":
         kernels = src / "kernels"
         kernels.mkdir(exist_ok=True)
+        given = Path(baseline_core)
         for source in sorted(rope_kv_loader.KERNELS_DIR.iterdir()):
             if source.suffix not in (".h", ".cuh", ".cu", ".cpp"):
                 continue
-            core = source.name == "rope_kv_core.cuh"
-            text = Path(baseline_core).read_text() if core else source.read_text()
+            if given.is_dir():
+                text = (
+                    given / source.name if (given / source.name).is_file() else source
+                ).read_text()
+            else:
+                text = (
+                    given.read_text() if source.name == "rope_kv_core.cuh" else source.read_text()
+                )
             target = kernels / source.name
             if not target.is_file() or target.read_text() != text:
                 target.write_text(text)
@@ -149,7 +161,7 @@ def run_into(op, backing, fmt, block_size, call):
 
 def check_identity(names, ops, oracle, ref) -> dict:
     """name -> list of failures (empty: byte-identical everywhere checked)."""
-    from test_rope_kv_gpu import cos_sin_cache
+    from test_rope_kv_gpu import cos_sin_cache, prefill_slots
     from test_rope_kv_vllm_gpu import bf16_field_mask, kv_rows
 
     cos_sin = cos_sin_cache()
@@ -158,16 +170,21 @@ def check_identity(names, ops, oracle, ref) -> dict:
     for fmt in ref.CACHE_FORMATS:
         for dtype in (torch.bfloat16, torch.float16):
             for num_tokens in CHECK_TOKENS:
-                for block_size in (64, 48):
-                    if block_size == 48 and num_tokens > 4096:
+                for block_size, pattern in SLOT_PATTERNS:
+                    if block_size != 64 and num_tokens > 4096:
                         continue
                     g = torch.Generator("cuda").manual_seed(num_tokens + block_size)
                     kv = kv_rows(num_tokens, dtype, g)
                     backing, _, num_blocks = cache_for(fmt, num_tokens, block_size, g)
                     pad = min(3, num_tokens // 8)
-                    slots = torch.randperm(num_blocks * block_size, device="cuda", generator=g)
-                    slots = slots[: num_tokens - pad].contiguous()
-                    slots[::13] = -1  # skipped rows
+                    if pattern == "random":
+                        slots = torch.randperm(num_blocks * block_size, device="cuda", generator=g)
+                        slots = slots[: num_tokens - pad].contiguous()
+                        slots[::13] = -1  # skipped rows
+                    else:  # a prefill starting mid-block, every 29th row skipped
+                        slots = prefill_slots(
+                            num_tokens - pad, num_blocks, g, block_size, first=5, skip_every=29
+                        )
                     positions = torch.randint(0, 8192, (num_tokens,), device="cuda", generator=g)
                     scale = torch.tensor([0.37], device="cuda") if fmt.per_tensor_scale else None
                     call = (kv, slots, positions, cos_sin, scale)
@@ -186,7 +203,7 @@ def check_identity(names, ops, oracle, ref) -> dict:
                         vllm = run_into(oracle.kv_rope_insert, backing.clone(), fmt, 64, call)
                     torch.cuda.synchronize()
                     cases += 1
-                    what = f"{fmt.name} {dtype} {num_tokens} tok block {block_size}"
+                    what = f"{fmt.name} {dtype} {num_tokens} tok block {block_size} {pattern}"
                     keep = None
                     if vllm is not None and dtype == torch.float16 and fmt.bf16_values:
                         keep = ~bf16_field_mask(fmt, vllm)

@@ -82,6 +82,20 @@ def random_slots(count, num_blocks, g):
     return slots.contiguous()
 
 
+def prefill_slots(count, num_blocks, g, block_size=BLOCK_SIZE, first=0, skip_every=0):
+    """A fresh prefill's slot_mapping: consecutive tokens fill whole cache blocks, the blocks in
+    random order, the first token at in-block offset first; skip_every > 0: every skip_every-th
+    row skipped (-1). The KV-only kernel stores the records of such runs a block's step at a time
+    (DSV41GEN_KV_ONLY_GROUP_STORE), which random slots never exercise."""
+    assert num_blocks * block_size >= count + first
+    blocks = torch.randperm(num_blocks, device="cuda", generator=g)
+    token = torch.arange(count, device="cuda") + first
+    slots = blocks[token // block_size] * block_size + token % block_size
+    if skip_every:
+        slots[::skip_every] = -1
+    return slots.contiguous()
+
+
 def assert_bytes_equal(got, want, what):
     a, b = got.reshape(-1).view(torch.uint8), want.reshape(-1).view(torch.uint8)
     if not torch.equal(a, b):
