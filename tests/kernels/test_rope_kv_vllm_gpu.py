@@ -30,6 +30,7 @@ from test_rope_kv_gpu import (
     cache_view,
     cos_sin_cache,
     poisoned_cache,
+    prefill_slots,
     random_rows,
     random_slots,
 )
@@ -58,13 +59,16 @@ def kv_rows(num_tokens, dtype, g):
 
 
 class Inputs:
-    def __init__(self, fmt, dtype, num_tokens, seed, scale=None, pad=None):
+    def __init__(self, fmt, dtype, num_tokens, seed, scale=None, pad=None, prefill=False):
         g = torch.Generator("cuda").manual_seed(seed)
         self.fmt = fmt
         self.kv = kv_rows(num_tokens, dtype, g)
         pad = min(3, num_tokens // 8) if pad is None else pad
         self.backing, self.cache, num_blocks = poisoned_cache(fmt, num_tokens, g)
-        self.slots = random_slots(num_tokens - pad, num_blocks, g)
+        if prefill:  # consecutive runs from mid-block, every 29th row skipped
+            self.slots = prefill_slots(num_tokens - pad, num_blocks, g, first=5, skip_every=29)
+        else:
+            self.slots = random_slots(num_tokens - pad, num_blocks, g)
         self.positions = torch.randint(0, MAX_POSITION, (num_tokens,), device="cuda", generator=g)
         self.cos_sin = cos_sin_cache()
         self.scale = torch.tensor([scale], device="cuda") if fmt.per_tensor_scale else None
@@ -130,6 +134,23 @@ def test_kv_only_matches_vllm(ops, oracle, rope_kv_references, fmt_name, dtype, 
     for i, scale in enumerate(scales):
         inputs = Inputs(fmt_of(ref, fmt_name), dtype, num_tokens, seed=num_tokens + i, scale=scale)
         compare_with_vllm(ops[V41], oracle, ref, inputs, dtype)
+
+
+@pytest.mark.parametrize("num_tokens", (1025, 65536))
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fmt_name", FORMATS_V41)
+def test_kv_only_prefill_slots_match_vllm(
+    ops, oracle, rope_kv_references, fmt_name, dtype, num_tokens
+):
+    """A fresh prefill's slot_mapping, as the benchmark times it: consecutive tokens fill whole
+    cache blocks (in random order), from mid-block, with skipped rows."""
+    dtype = DTYPES[dtype]
+    skip_without_counterpart(fmt_name, dtype)
+    ref = rope_kv_references[V41]
+    inputs = Inputs(
+        fmt_of(ref, fmt_name), dtype, num_tokens, seed=7 + num_tokens, scale=0.37, prefill=True
+    )
+    compare_with_vllm(ops[V41], oracle, ref, inputs, dtype)
 
 
 @pytest.mark.parametrize("fmt_name", FORMATS_V41)
