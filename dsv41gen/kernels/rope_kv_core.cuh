@@ -88,6 +88,28 @@ constexpr int kKvOnlyMinBlocks = kKvOnlyBlocksPerSm;
 #ifndef DSV41GEN_KV_ONLY_LOAD_256B
 #define DSV41GEN_KV_ONLY_LOAD_256B 0
 #endif
+// Q + KV op schedule candidates (benchmarks/sweep_rope_kv_qkv.py compares them on an H200; the
+// default, 0, is the schedule the spec's grid rule describes, unchanged):
+//   0  reduced grid (from kNumTokenCutoff tokens): one CTA per token, its warps stride over the
+//      token's slots, each slot loaded, rotated and stored before the next one is loaded.
+//   1  reduced grid, prefetched: the same CTAs and slots, but each warp reads the token's
+//      position (and the KV slot's cache slot) once, before its first row, and keeps its next
+//      slot's row in flight while it rotates and stores the current one (qkv_token_prefetched).
+//   2  balanced strided grid instead of the reduced one: one wave of resident blocks, global warp
+//      w takes the (token, slot) items w, w + W, ... of the flattened token x slot space, each
+//      item's row, position and cache slot loaded one item ahead (qkv_strided_kernel): no warp
+//      idles while one warp of its CTA finishes a 17th or 129th slot.
+//   3  the strided grid of 2 for every Q + KV launch, below kNumTokenCutoff tokens too.
+// DSV41GEN_QKV_VECTOR_STORES 1: q_out rows (and zero-filled padded heads) are stored as two
+// 16-byte st.global.v4 per lane; the compiler otherwise splits the first vector of each lane
+// into four 4-byte stores (and the zero fill into 8 + 8 + 16 bytes), as vLLM 0.33.0's kernel
+// does too.
+#ifndef DSV41GEN_QKV_SCHEDULE
+#define DSV41GEN_QKV_SCHEDULE 0
+#endif
+#ifndef DSV41GEN_QKV_VECTOR_STORES
+#define DSV41GEN_QKV_VECTOR_STORES 0
+#endif
 
 // Programmatic dependent launch (no-ops before sm_90 and when the launch did not allow it).
 __device__ __forceinline__ void wait_for_previous_grid() {
@@ -146,16 +168,37 @@ __device__ __forceinline__ void load_values(const scalar_t* row, int lane, float
   }
 }
 
+// One 16-byte vector of a q_out row: a plain store, or (DSV41GEN_QKV_VECTOR_STORES) an explicit
+// st.global.v4 that the compiler cannot split into narrower stores.
+__device__ __forceinline__ void store_q_vector(uint4* dst, const uint4& value) {
+  if constexpr (DSV41GEN_QKV_VECTOR_STORES) {
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(value.x), "r"(value.y), "r"(value.z),
+                 "r"(value.w)
+                 : "memory");
+  } else {
+    *dst = value;
+  }
+}
+
 template <typename scalar_t>
 __device__ __forceinline__ void store_values(scalar_t* row, int lane, const float (&v)[kValuesPerLane]) {
   uint4* dst = reinterpret_cast<uint4*>(row + lane * kValuesPerLane);
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
     const float* f = v + 8 * i;
-    dst[i] = make_uint4(
-        ScalarOps<scalar_t>::from_float2(f[0], f[1]), ScalarOps<scalar_t>::from_float2(f[2], f[3]),
-        ScalarOps<scalar_t>::from_float2(f[4], f[5]), ScalarOps<scalar_t>::from_float2(f[6], f[7]));
+    store_q_vector(dst + i, make_uint4(ScalarOps<scalar_t>::from_float2(f[0], f[1]),
+                                       ScalarOps<scalar_t>::from_float2(f[2], f[3]),
+                                       ScalarOps<scalar_t>::from_float2(f[4], f[5]),
+                                       ScalarOps<scalar_t>::from_float2(f[6], f[7])));
   }
+}
+
+// A padded Q head's part of q_out: zeros.
+template <typename scalar_t>
+__device__ __forceinline__ void store_zero_values(scalar_t* row, int lane) {
+  uint4* dst = reinterpret_cast<uint4*>(row + lane * kValuesPerLane);
+  store_q_vector(dst, make_uint4(0, 0, 0, 0));
+  store_q_vector(dst + 1, make_uint4(0, 0, 0, 0));
 }
 
 // kStreamingAccesses (kernel.cuh): kv rows are read and cache records written with the streaming
@@ -786,36 +829,37 @@ __device__ __forceinline__ void insert_kv_pipelined(const RopeKvParams& p, int64
   }
 }
 
+// Weightless RMSNorm of one Q row over kHeadDim (q_rms_norm): each lane sums its squares in
+// order, then a butterfly.
+__device__ __forceinline__ void q_rms_norm(float (&v)[kValuesPerLane], float eps) {
+  float sum = __fmul_rn(v[0], v[0]);
+#pragma unroll
+  for (int i = 1; i < kValuesPerLane; ++i) {
+    sum = kQNormFmaRsqrt ? __fmaf_rn(v[i], v[i], sum) : __fadd_rn(sum, __fmul_rn(v[i], v[i]));
+  }
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    sum = __fadd_rn(sum, __shfl_xor_sync(kFullMask, sum, offset));
+  }
+  static_assert((kHeadDim & (kHeadDim - 1)) == 0, "1 / kHeadDim must be exact");
+  const float inv_rms =
+      kQNormFmaRsqrt ? rsqrtf(__fmaf_rn(sum, 1.0f / kHeadDim, eps))
+                     : __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(sum, static_cast<float>(kHeadDim)), eps)));
+#pragma unroll
+  for (int i = 0; i < kValuesPerLane; ++i) v[i] = __fmul_rn(v[i], inv_rms);
+}
+
 template <typename scalar_t, int kNumHeadsQPadded, bool kApplyQNorm>
 __device__ __forceinline__ void rotate_q(const RopeKvParams& p, int64_t token, int head, int lane) {
   scalar_t* out = static_cast<scalar_t*>(p.q_out) + (token * kNumHeadsQPadded + head) * kHeadDim;
   if (head >= p.num_heads_q) {  // padded head: zero fill
-    uint4* dst = reinterpret_cast<uint4*>(out + lane * kValuesPerLane);
-    dst[0] = make_uint4(0, 0, 0, 0);
-    dst[1] = make_uint4(0, 0, 0, 0);
+    store_zero_values(out, lane);
     return;
   }
   const int64_t position = p.position_ids[token];
   float v[kValuesPerLane];
   load_values(static_cast<const scalar_t*>(p.q_in) + (token * p.num_heads_q + head) * kHeadDim, lane, v);
-  if constexpr (kApplyQNorm) {
-    // Weightless RMSNorm over kHeadDim: each lane sums its squares in order, then a butterfly.
-    float sum = __fmul_rn(v[0], v[0]);
-#pragma unroll
-    for (int i = 1; i < kValuesPerLane; ++i) {
-      sum = kQNormFmaRsqrt ? __fmaf_rn(v[i], v[i], sum) : __fadd_rn(sum, __fmul_rn(v[i], v[i]));
-    }
-#pragma unroll
-    for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
-      sum = __fadd_rn(sum, __shfl_xor_sync(kFullMask, sum, offset));
-    }
-    static_assert((kHeadDim & (kHeadDim - 1)) == 0, "1 / kHeadDim must be exact");
-    const float inv_rms =
-        kQNormFmaRsqrt ? rsqrtf(__fmaf_rn(sum, 1.0f / kHeadDim, p.eps))
-                       : __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(__fdiv_rn(sum, static_cast<float>(kHeadDim)), p.eps)));
-#pragma unroll
-    for (int i = 0; i < kValuesPerLane; ++i) v[i] = __fmul_rn(v[i], inv_rms);
-  }
+  if constexpr (kApplyQNorm) q_rms_norm(v, p.eps);
   if (lane >= kRopeFirstLane) apply_rope<kQRopeFma>(v, p.cos_sin_cache + position * kRopeDim, lane);
   store_values(out, lane, v);
 }
@@ -831,6 +875,160 @@ __device__ __forceinline__ void process_slot(const RopeKvParams& p, int64_t toke
   insert_kv<scalar_t, kCache>(p, token, lane);
 }
 
+// ---- Q + KV schedule candidates (DSV41GEN_QKV_SCHEDULE 1-3) -----------------------------------
+// The same per-row math as rotate_q and insert_kv, split at the row load so that a warp can have
+// its next row in flight while it rotates and stores the current one.
+
+// This lane's two raw vectors of the row a slot reads: a live Q head's q_in row or the kv row
+// (padded heads read nothing and get zeros).
+template <typename scalar_t, int kNumHeadsQPadded>
+__device__ __forceinline__ void load_slot_row(const RopeKvParams& p, int64_t token, int slot, int lane,
+                                              uint4 (&raw)[2]) {
+  if (slot == kNumHeadsQPadded) {
+    load_raw(static_cast<const scalar_t*>(p.kv) + token * kHeadDim, lane, raw);
+  } else if (slot < p.num_heads_q) {
+    const uint4* src = reinterpret_cast<const uint4*>(static_cast<const scalar_t*>(p.q_in) +
+                                                      (token * p.num_heads_q + slot) * kHeadDim + lane * kValuesPerLane);
+    raw[0] = src[0];
+    raw[1] = src[1];
+  } else {
+    raw[0] = make_uint4(0, 0, 0, 0);
+    raw[1] = make_uint4(0, 0, 0, 0);
+  }
+}
+
+// One slot of one token whose row is loaded (load_slot_row): a Q head (RMSNorm, RoPE, q_out), a
+// padded head (zeros) or the KV row (RoPE, quantize, insert at kv_slot, the token's cache slot).
+// cos_sin_row is the token's row of the cos/sin cache.
+template <typename scalar_t, int kNumHeadsQPadded, bool kApplyQNorm, CacheKind kCache>
+__device__ __forceinline__ void process_loaded_slot(const RopeKvParams& p, int64_t token, int slot, int64_t kv_slot,
+                                                    const float* cos_sin_row, const uint4 (&raw)[2], int lane) {
+  if (slot < kNumHeadsQPadded) {
+    scalar_t* out = static_cast<scalar_t*>(p.q_out) + (token * kNumHeadsQPadded + slot) * kHeadDim;
+    if (slot >= p.num_heads_q) {
+      store_zero_values(out, lane);
+      return;
+    }
+    float v[kValuesPerLane];
+    widen<scalar_t>(raw, v);
+    if constexpr (kApplyQNorm) q_rms_norm(v, p.eps);
+    if (lane >= kRopeFirstLane) apply_rope<kQRopeFma>(v, cos_sin_row, lane);
+    store_values(out, lane, v);
+    return;
+  }
+  if (kv_slot < 0) return;  // slot_mapping: a negative slot skips the row
+  float v[kValuesPerLane];
+  widen<scalar_t>(raw, v);
+  if (lane >= kRopeFirstLane) apply_rope<CacheTraits<kCache>::kRopeFma>(v, cos_sin_row, lane);
+  DivisorOf<kCache> divisor{};
+  if constexpr (CacheTraits<kCache>::kPerTensorScale) {
+    divisor = fp8_divisor<CacheTraits<kCache>::kReciprocalScale>(p.fp8_scale);
+  }
+  store_kv_row<scalar_t, kCache>(p, kv_slot, v, lane, divisor);
+}
+
+// DSV41GEN_QKV_SCHEDULE 1: this warp's slots warp, warp + kWarpsPerBlock, ... of one token (the
+// reduced grid's CTA), the token's position and cache slot read once, the next slot's row
+// loaded before the current one is rotated and stored.
+template <typename scalar_t, int kNumHeadsQPadded, bool kApplyQNorm, CacheKind kCache>
+__device__ __forceinline__ void qkv_token_prefetched(const RopeKvParams& p, int64_t token, int warp, int lane) {
+  constexpr int kSlotsPerToken = kNumHeadsQPadded + 1;
+  constexpr int kKvWarp = kNumHeadsQPadded % kWarpsPerBlock;  // the warp whose slots include the KV slot
+  if (warp >= kSlotsPerToken) return;
+  const int64_t position = __ldg(reinterpret_cast<const long long*>(p.position_ids) + token);
+  const int64_t kv_slot = warp == kKvWarp ? load_slot(p, token) : -1;
+  int slot = warp;
+  uint4 raw[2];
+  load_slot_row<scalar_t, kNumHeadsQPadded>(p, token, slot, lane, raw);
+  while (true) {
+    const int next = slot + kWarpsPerBlock;
+    uint4 next_raw[2];
+    if (next < kSlotsPerToken) load_slot_row<scalar_t, kNumHeadsQPadded>(p, token, next, lane, next_raw);
+    process_loaded_slot<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>(
+        p, token, slot, kv_slot, p.cos_sin_cache + position * kRopeDim, raw, lane);
+    if (next >= kSlotsPerToken) return;
+    slot = next;
+    raw[0] = next_raw[0];
+    raw[1] = next_raw[1];
+  }
+}
+
+// DSV41GEN_QKV_SCHEDULE 2 and 3: the balanced strided grid. Item i of the flattened space is slot
+// i % kSlotsPerToken of token i / kSlotsPerToken; global warp w takes items w, w + W, ... (W
+// warps in the grid, one wave of resident blocks: qkv_strided_blocks), each item's row, position
+// and cache slot loaded while the previous item is rotated and stored. A block's warps take
+// consecutive items, mostly of one token, so its cos/sin row is read once per multiprocessor.
+template <typename scalar_t, int kNumHeadsQPadded, bool kApplyQNorm, CacheKind kCache>
+__global__ void __launch_bounds__(kThreadsPerBlock) qkv_strided_kernel(const RopeKvParams params) {
+  constexpr int kSlotsPerToken = kNumHeadsQPadded + 1;
+  const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kWarpsPerBlock;
+  const int64_t items = params.num_tokens * kSlotsPerToken;
+  int64_t item = static_cast<int64_t>(blockIdx.x) * kWarpsPerBlock + warp;
+  const long long* positions = reinterpret_cast<const long long*>(params.position_ids);
+  wait_for_previous_grid();
+  if (item < items) {
+    int64_t token = item / kSlotsPerToken;
+    int slot = static_cast<int>(item - token * kSlotsPerToken);
+    int64_t position = __ldg(positions + token);
+    int64_t kv_slot = slot == kNumHeadsQPadded ? load_slot(params, token) : -1;
+    uint4 raw[2];
+    load_slot_row<scalar_t, kNumHeadsQPadded>(params, token, slot, lane, raw);
+    while (true) {
+      const int64_t next = item + stride;
+      const bool has_next = next < items;
+      int64_t next_token = 0;
+      int next_slot = 0;
+      int64_t next_position = 0;
+      int64_t next_kv_slot = -1;
+      uint4 next_raw[2];
+      if (has_next) {
+        next_token = next / kSlotsPerToken;
+        next_slot = static_cast<int>(next - next_token * kSlotsPerToken);
+        next_position = __ldg(positions + next_token);
+        if (next_slot == kNumHeadsQPadded) next_kv_slot = load_slot(params, next_token);
+        load_slot_row<scalar_t, kNumHeadsQPadded>(params, next_token, next_slot, lane, next_raw);
+      }
+      process_loaded_slot<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>(
+          params, token, slot, kv_slot, params.cos_sin_cache + position * kRopeDim, raw, lane);
+      if (!has_next) break;
+      item = next;
+      token = next_token;
+      slot = next_slot;
+      position = next_position;
+      kv_slot = next_kv_slot;
+      raw[0] = next_raw[0];
+      raw[1] = next_raw[1];
+    }
+  }
+  allow_next_grid();
+}
+
+// Blocks of the strided grid: one warp per item up to one full wave of resident blocks
+// (multiprocessors x resident blocks per multiprocessor, from the occupancy calculator).
+template <typename scalar_t, int kNumHeadsQPadded, bool kApplyQNorm, CacheKind kCache>
+cudaError_t qkv_strided_blocks(int64_t num_tokens, int64_t& blocks) {
+  static const int blocks_per_sm = [] {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &n, qkv_strided_kernel<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>, kThreadsPerBlock, 0) !=
+        cudaSuccess) {
+      n = 0;
+    }
+    return n;
+  }();
+  int device = 0;
+  int sms = 0;
+  cudaError_t error = cudaGetDevice(&device);
+  if (error == cudaSuccess) error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (error != cudaSuccess) return error;
+  const int64_t one_per_warp = (num_tokens * (kNumHeadsQPadded + 1) + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  const int64_t wave = static_cast<int64_t>(sms) * (blocks_per_sm > 0 ? blocks_per_sm : 1);
+  blocks = one_per_warp < wave ? one_per_warp : wave;
+  return cudaSuccess;
+}
+
 template <typename scalar_t, int kNumHeadsQPadded, bool kApplyQNorm, CacheKind kCache>
 __global__ void __launch_bounds__(kThreadsPerBlock)
     rope_kv_insert_kernel(const RopeKvParams params, const bool reduced_grid) {
@@ -841,8 +1039,12 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   if (reduced_grid) {
     // Reduced grid: one CTA per token, its warps stride over the token's slots.
     const int64_t token = blockIdx.x;
-    for (int slot = warp; slot < kSlotsPerToken; slot += kWarpsPerBlock) {
-      process_slot<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>(params, token, slot, lane);
+    if constexpr (DSV41GEN_QKV_SCHEDULE == 1 && kNumHeadsQPadded > 0) {
+      qkv_token_prefetched<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>(params, token, warp, lane);
+    } else {
+      for (int slot = warp; slot < kSlotsPerToken; slot += kWarpsPerBlock) {
+        process_slot<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>(params, token, slot, lane);
+      }
     }
   } else {
     // Warp-per-slot grid: global warp w takes slot w % kSlotsPerToken of token w / kSlotsPerToken.
@@ -958,6 +1160,16 @@ cudaError_t launch_rope_kv_insert(const RopeKvParams& params, GridChoice grid, c
       const cudaError_t error = kv_only_blocks<scalar_t, kCache>(num_tokens, blocks);
       if (error != cudaSuccess) return error;
       return launch_kernel(kv_only_strided_kernel<scalar_t, kCache>, blocks, stream, params);
+    }
+  }
+  if constexpr (kNumHeadsQPadded > 0 && (DSV41GEN_QKV_SCHEDULE == 2 || DSV41GEN_QKV_SCHEDULE == 3)) {
+    // The strided grid instead of the reduced one (2), or of both grids (3; a forced
+    // warp-per-slot grid stays).
+    if (!warp_per_slot || (DSV41GEN_QKV_SCHEDULE == 3 && grid != GridChoice::kWarpPerSlot)) {
+      int64_t blocks = 0;
+      const cudaError_t error = qkv_strided_blocks<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>(num_tokens, blocks);
+      if (error != cudaSuccess) return error;
+      return launch_kernel(qkv_strided_kernel<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>, blocks, stream, params);
     }
   }
   const int64_t blocks =
