@@ -81,7 +81,18 @@ CHECK_TOKENS = (1, 17, 31, 33, 1023, 1025, 4096, 65536, 262144)
 SLOT_PATTERNS = ((64, "random"), (48, "random"), (64, "prefill"), (48, "prefill"))
 
 
-def load_candidate(name: str, build_root: str, baseline_core: str | None):
+def load_candidate(
+    name: str,
+    build_root: str,
+    baseline_core: str | None,
+    *,
+    flags: tuple[str, ...] | None = None,
+    heads: tuple[int, ...] = (0,),
+    prefix: str = "kv",
+):
+    """(ops, generated module) of candidate name: V4.1's instantiations of kNumHeadsQPadded in
+    heads as variant deepseek_v41_<prefix>_<name>, compiled with flags (default CANDIDATES[name];
+    benchmarks/sweep_rope_kv_qkv.py passes its own)."""
     import importlib.util
 
     from dsv41gen.errors import Diagnostics
@@ -92,9 +103,9 @@ def load_candidate(name: str, build_root: str, baseline_core: str | None):
 
     spec = Resolver(Diagnostics()).resolve(REPO / "specs" / "deepseek_v41.yaml")
     kernel = replace(
-        _parse_rope_kv(spec.data["kernels"]["rope_kv_insert"]), num_heads_q_padded=(0,)
+        _parse_rope_kv(spec.data["kernels"]["rope_kv_insert"]), num_heads_q_padded=heads
     )
-    variant = f"deepseek_v41_kv_{name}"
+    variant = f"deepseek_v41_{prefix}_{name}"
     plan = plan_rope_kv(kernel, variant)
     src, build = Path(build_root) / "src" / variant, Path(build_root) / variant
     build.mkdir(parents=True, exist_ok=True)
@@ -133,7 +144,7 @@ def load_candidate(name: str, build_root: str, baseline_core: str | None):
         units=module.UNITS,
         build_directory=str(build),
         kernels_dir=kernels,
-        extra_cuda_flags=CANDIDATES[name],
+        extra_cuda_flags=CANDIDATES[name] if flags is None else flags,
     )
     return ops, module
 
