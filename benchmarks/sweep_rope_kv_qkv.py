@@ -32,6 +32,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -144,7 +145,7 @@ def check_identity(names, ops, oracle, ref, heads) -> dict:
                     bad = ("k_cache " if not same_cache else "") + ("q_out" if not same_q else "")
                     failures[n].append(f"vs {against}: {what}: {bad}")
         cases += 1
-        del inputs, q_in, q_poison, want, backing, q_out
+        del run, inputs, q_in, q_poison, want, backing, q_out
         if num_tokens > CHECK_REFERENCE_MAX:
             torch.cuda.empty_cache()
     print(f"identity: {cases} cases; failures: { {n: len(f) for n, f in failures.items()} }")
@@ -227,19 +228,26 @@ def main() -> None:
 
     import torch
 
+    phases = {}  # wall seconds of the builds, the identity check and the timing
+    start = time.monotonic()
     names = build_all(names, args)
     if "default" not in names:
         raise SystemExit("the default candidate did not build")
     loaded = {n: load(n, args.build_dir, args.heads) for n in names}
     ops = {n: o for n, (o, _) in loaded.items()}
     ref = loaded["default"][1]
+    phases["build_s"] = round(time.monotonic() - start, 1)
+    print(f"built {names} in {phases['build_s']} s")
 
     import vllm_oracle
     from bench_rope_kv import MAX_SETS, TOUCH_BYTES, copy_bandwidth, kv_bytes, time_sets, versions
 
     oracle = vllm_oracle.Oracle()
+    start = time.monotonic()
     failures = {} if args.no_check else check_identity(names, ops, oracle, ref, args.heads)
     torch.cuda.empty_cache()
+    phases["check_s"] = round(time.monotonic() - start, 1)
+    start = time.monotonic()
     g = torch.Generator("cuda").manual_seed(0)
     max_position = 262144
     angles = torch.rand(max_position, 32, device="cuda", generator=g) * 6.28
@@ -287,6 +295,7 @@ def main() -> None:
             )
             del inputs
             torch.cuda.empty_cache()
+    phases["timing_s"] = round(time.monotonic() - start, 1)
     result = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         **versions(),
@@ -299,6 +308,7 @@ def main() -> None:
         "copy": copy,
         "copy_GBps": copy_gbps,
         "identity_failures": failures,
+        "phases": phases,
         "q_kv_candidates": rows,  # not "q_kv": benchmarks/plot.py plots those
     }
     if args.json:
