@@ -39,17 +39,19 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks"), str(REPO / "tests" / "kernels")]
 
 CANDIDATES = {
-    "default": (),  # the core as it is (DSV41GEN_QKV_SCHEDULE 0)
-    # today's schedule, q_out stored as unsplit 16-byte vectors
-    "vector_stores": ("-DDSV41GEN_QKV_VECTOR_STORES=1",),
+    # the schedule before this sweep: DSV41GEN_QKV_SCHEDULE 0, q_out stores as the compiler splits
+    "before": ("-DDSV41GEN_QKV_SCHEDULE=0", "-DDSV41GEN_QKV_VECTOR_STORES=0"),
+    "default": (),  # the core as it is (schedule 4, 16-byte q_out stores)
+    # schedule 0, q_out stored as unsplit 16-byte vectors
+    "vector_stores": ("-DDSV41GEN_QKV_SCHEDULE=0",),
     # reduced grid, position read once per warp, next slot's row in flight
-    "prefetch": ("-DDSV41GEN_QKV_SCHEDULE=1",),
-    "prefetch_vec": ("-DDSV41GEN_QKV_SCHEDULE=1", "-DDSV41GEN_QKV_VECTOR_STORES=1"),
+    "prefetch": ("-DDSV41GEN_QKV_SCHEDULE=1", "-DDSV41GEN_QKV_VECTOR_STORES=0"),
+    "prefetch_vec": ("-DDSV41GEN_QKV_SCHEDULE=1",),
     # balanced strided grid (one wave of resident blocks) from the cutoff on
-    "strided": ("-DDSV41GEN_QKV_SCHEDULE=2",),
-    "strided_vec": ("-DDSV41GEN_QKV_SCHEDULE=2", "-DDSV41GEN_QKV_VECTOR_STORES=1"),
+    "strided": ("-DDSV41GEN_QKV_SCHEDULE=2", "-DDSV41GEN_QKV_VECTOR_STORES=0"),
+    "strided_vec": ("-DDSV41GEN_QKV_SCHEDULE=2",),
     # the strided grid below the cutoff too
-    "strided_all_vec": ("-DDSV41GEN_QKV_SCHEDULE=3", "-DDSV41GEN_QKV_VECTOR_STORES=1"),
+    "strided_all_vec": ("-DDSV41GEN_QKV_SCHEDULE=3",),
 }
 HEADS = (8, 16, 128)
 TIMED_HEADS = (16, 128)

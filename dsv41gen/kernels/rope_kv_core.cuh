@@ -88,10 +88,12 @@ constexpr int kKvOnlyMinBlocks = kKvOnlyBlocksPerSm;
 #ifndef DSV41GEN_KV_ONLY_LOAD_256B
 #define DSV41GEN_KV_ONLY_LOAD_256B 0
 #endif
-// Q + KV op schedule candidates (benchmarks/sweep_rope_kv_qkv.py compares them on an H200; the
-// default, 0, is the schedule the spec's grid rule describes, unchanged):
-//   0  reduced grid (from kNumTokenCutoff tokens): one CTA per token, its warps stride over the
-//      token's slots, each slot loaded, rotated and stored before the next one is loaded.
+// Q + KV op schedules (benchmarks/sweep_rope_kv_qkv.py compares them on an H200,
+// benchmarks/results/rope_kv_qkv_sweep_h200.json). Every one keeps the spec's grid rule
+// (use_warp_per_slot): the reduced grid from kNumTokenCutoff tokens, a warp per slot below.
+//   0  reduced grid: one CTA per token, its warps stride over the token's slots, each slot
+//      loaded, rotated and stored before the next one is loaded; warp-per-slot grid: one warp per
+//      (token, slot), as many blocks as that takes.
 //   1  reduced grid, prefetched: the same CTAs and slots, but each warp reads the token's
 //      position (and the KV slot's cache slot) once, before its first row, and keeps its next
 //      slot's row in flight while it rotates and stores the current one (qkv_token_prefetched).
@@ -100,15 +102,21 @@ constexpr int kKvOnlyMinBlocks = kKvOnlyBlocksPerSm;
 //      item's row, position and cache slot loaded one item ahead (qkv_strided_kernel): no warp
 //      idles while one warp of its CTA finishes a 17th or 129th slot.
 //   3  the strided grid of 2 for every Q + KV launch, below kNumTokenCutoff tokens too.
+//   4  (the default) the reduced grid of 0, and below kNumTokenCutoff the warp-per-slot grid as
+//      the KV-only op lays it out: one wave of resident blocks whose warps stride over the
+//      (token, slot) items (the strided kernel of 2), instead of a block per 8 items. With 16-byte
+//      q_out stores, on an H200: 0.55-0.60x vLLM 0.33.0's time at 512 tokens and 16 / 128 heads
+//      (schedule 0: 1.04 / 1.22x), 0.90-1.00x from 2048 tokens on (schedule 0: 1.00-1.30x);
+//      schedules 2 and 3 were 1.09x at 128 heads and 65536 tokens.
 // DSV41GEN_QKV_VECTOR_STORES 1: q_out rows (and zero-filled padded heads) are stored as two
 // 16-byte st.global.v4 per lane; the compiler otherwise splits the first vector of each lane
 // into four 4-byte stores (and the zero fill into 8 + 8 + 16 bytes), as vLLM 0.33.0's kernel
-// does too.
+// does too (the default, 1: 0.70-0.75x schedule 0's time at 512 tokens, 0.70-0.93x from 2048).
 #ifndef DSV41GEN_QKV_SCHEDULE
-#define DSV41GEN_QKV_SCHEDULE 0
+#define DSV41GEN_QKV_SCHEDULE 4
 #endif
 #ifndef DSV41GEN_QKV_VECTOR_STORES
-#define DSV41GEN_QKV_VECTOR_STORES 0
+#define DSV41GEN_QKV_VECTOR_STORES 1
 #endif
 
 // Programmatic dependent launch (no-ops before sm_90 and when the launch did not allow it).
@@ -875,7 +883,7 @@ __device__ __forceinline__ void process_slot(const RopeKvParams& p, int64_t toke
   insert_kv<scalar_t, kCache>(p, token, lane);
 }
 
-// ---- Q + KV schedule candidates (DSV41GEN_QKV_SCHEDULE 1-3) -----------------------------------
+// ---- Q + KV schedules (DSV41GEN_QKV_SCHEDULE 1-4) ---------------------------------------------
 // The same per-row math as rotate_q and insert_kv, split at the row load so that a warp can have
 // its next row in flight while it rotates and stores the current one.
 
@@ -953,7 +961,7 @@ __device__ __forceinline__ void qkv_token_prefetched(const RopeKvParams& p, int6
   }
 }
 
-// DSV41GEN_QKV_SCHEDULE 2 and 3: the balanced strided grid. Item i of the flattened space is slot
+// DSV41GEN_QKV_SCHEDULE 2, 3 and 4: the balanced strided grid. Item i of the flattened space is slot
 // i % kSlotsPerToken of token i / kSlotsPerToken; global warp w takes items w, w + W, ... (W
 // warps in the grid, one wave of resident blocks: qkv_strided_blocks), each item's row, position
 // and cache slot loaded while the previous item is rotated and stored. A block's warps take
@@ -1162,10 +1170,14 @@ cudaError_t launch_rope_kv_insert(const RopeKvParams& params, GridChoice grid, c
       return launch_kernel(kv_only_strided_kernel<scalar_t, kCache>, blocks, stream, params);
     }
   }
-  if constexpr (kNumHeadsQPadded > 0 && (DSV41GEN_QKV_SCHEDULE == 2 || DSV41GEN_QKV_SCHEDULE == 3)) {
-    // The strided grid instead of the reduced one (2), or of both grids (3; a forced
-    // warp-per-slot grid stays).
-    if (!warp_per_slot || (DSV41GEN_QKV_SCHEDULE == 3 && grid != GridChoice::kWarpPerSlot)) {
+  if constexpr (kNumHeadsQPadded > 0 && DSV41GEN_QKV_SCHEDULE >= 2) {
+    // The strided grid instead of the reduced one (2), of both grids (3) or of the warp-per-slot
+    // one (4); a forced warp-per-slot grid (a test's or the benchmark's comparison) stays one warp
+    // per (token, slot).
+    const bool strided = DSV41GEN_QKV_SCHEDULE == 2   ? !warp_per_slot
+                         : DSV41GEN_QKV_SCHEDULE == 3 ? !warp_per_slot || grid != GridChoice::kWarpPerSlot
+                                                      : warp_per_slot && grid != GridChoice::kWarpPerSlot;
+    if (strided) {
       int64_t blocks = 0;
       const cudaError_t error = qkv_strided_blocks<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>(num_tokens, blocks);
       if (error != cudaSuccess) return error;

@@ -420,6 +420,24 @@ def test_launches_allow_programmatic_serialization_on_sm90(ops, rope_kv_referenc
         assert threads == 256 and blocks > 0
 
 
+def test_q_op_below_the_cutoff_strides_over_one_wave(ops, rope_kv_references, grid):
+    """Below num_token_cutoff the grid rule picks the warp-per-slot grid; with Q heads it is laid
+    out as one wave of resident blocks whose warps stride over the (token, slot) items
+    (DSV41GEN_QKV_SCHEDULE 4), not a block per kWarpsPerBlock items, which the forced grid
+    keeps. Both write what the reference writes (test_byte_exact, test_both_grids_...)."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    case = Case(rope_kv_references[V41], "fp8_ds_mla", torch.bfloat16, 1000, 16, True, seed=9)
+    case.run(ops[V41])
+    torch.cuda.synchronize()
+    per_item = -(-1000 * 17 // 8)  # a block per 8 (token, slot) items: 2125
+    # one wave: at most 2048 resident threads, 8 blocks of 256, per multiprocessor
+    assert ops[V41]._debug_last_launch()[1] <= 8 * sms < per_item
+    grid(V41, "warp_per_slot")
+    case.run(ops[V41])
+    torch.cuda.synchronize()
+    assert ops[V41]._debug_last_launch()[1] == per_item
+
+
 def test_debug_grid_rejects_unknown_names(ops):
     with pytest.raises(RuntimeError, match="unknown grid 'fast'"):
         ops[V41]._debug_set_grid("fast")
