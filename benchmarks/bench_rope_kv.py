@@ -10,7 +10,11 @@ grid rule's cutoff; and the device copy bandwidth, measured in the same run.
 
 Timing: each configuration gets enough independent input sets to touch >= 256 MB per replay (so
 small sizes are not served from the 60 MB L2); one CUDA graph launches the op once per set; the
-reported time is the median over replays divided by the number of sets. Effective bandwidth
+reported time is the median over 20 samples of 10 replays queued back to back (after a spin
+kernel, so that the GPU never waits for the host's launch) divided by 10 and by the number of
+sets. (Until 2026-12-01 18:30 each sample was one replay after an idle GPU, which counted the
+graph launch's host-to-device latency in every row: 3-4% of a 65536-token row,
+benchmarks/results/rope_kv_timing_probe_h200.json.) Effective bandwidth
 counts the bytes the op must move: kv / q rows read, cos/sin rows read (positions are distinct),
 slots and positions read, cache records and q_out written. Two device-copy figures per KV-only
 row: pct_copy is of copy_GBps, the peak copy (the larger of a 2 GiB eager copy and the same copy
@@ -57,6 +61,8 @@ BLOCK_SIZE = 64
 TOUCH_BYTES = 256 << 20
 MAX_SETS = 128
 REPEATS = 20
+BACK_TO_BACK = 10  # graph replays (or 2 GiB copies) queued back to back per timed sample
+SPIN_CYCLES = 2_000_000  # a spin kernel (about 1 ms) keeps the GPU busy while they are queued
 
 
 def load_variant(variant: str, build_root: str | None, streaming: bool = False):
@@ -94,8 +100,25 @@ def load_variant(variant: str, build_root: str | None, streaming: bool = False):
     return plan, loader.load(build_directory=str(build) if build else None), reference
 
 
+def time_back_to_back(run, per_sample: int = BACK_TO_BACK) -> float:
+    """Median µs of one run() over REPEATS samples, each per_sample runs queued back to back
+    between two events, after a spin kernel that keeps the GPU busy until they are all queued:
+    the GPU never waits for the host, so no sample holds a launch's host-to-device latency."""
+    times = []
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(REPEATS):
+        torch.cuda._sleep(SPIN_CYCLES)
+        start.record()
+        for _ in range(per_sample):
+            run()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / per_sample)
+    return statistics.median(times)
+
+
 def time_sets(calls) -> float:
-    """Median µs per call over graph replays that run every call once."""
+    """Median µs per call over graph replays that run every call once (time_back_to_back)."""
     for call in calls:
         call()
     torch.cuda.synchronize()
@@ -105,35 +128,20 @@ def time_sets(calls) -> float:
             call()
     graph.replay()
     torch.cuda.synchronize()
-    times = []
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(REPEATS):
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3 / len(calls))
-    return statistics.median(times)
+    return time_back_to_back(graph.replay) / len(calls)
 
 
 def copy_bandwidth() -> dict:
     """Device-to-device copy of 2 GiB, GB/s counting bytes read plus bytes written: eager
-    (torch's copy kernel, events around each call, median of 20) and as a CUDA graph memcpy
+    (torch's copy_, 5 back to back per sample, time_back_to_back) and as a CUDA graph memcpy
     node (how the op configurations are timed)."""
     n = 2 << 30
     src = torch.empty(n, dtype=torch.uint8, device="cuda").random_()
     dst = torch.empty_like(src)
     for _ in range(5):
         dst.copy_(src)
-    times = []
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(REPEATS):
-        start.record()
-        dst.copy_(src)
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1e3)
-    eager = 2 * n / statistics.median(times) / 1e3
+    torch.cuda.synchronize()
+    eager = 2 * n / time_back_to_back(lambda: dst.copy_(src), per_sample=5) / 1e3
     graph = 2 * n / time_sets([lambda: dst.copy_(src)] * 2) / 1e3
     return {"eager_GBps": round(eager, 1), "graph_memcpy_GBps": round(graph, 1)}
 
