@@ -73,6 +73,8 @@ CANDIDATES = {
     "late_trigger": ("-DDSV41GEN_KV_ONLY_EARLY_TRIGGER=0",),
     # the register loop's kv loads with the L2::256B prefetch-size hint
     "load256": ("-DDSV41GEN_KV_ONLY_LOAD_256B=1",),
+    # mxfp8 on the register loop (only fp8_ds_mla on the pipeline)
+    "mxfp8_register": ("-DDSV41GEN_KV_ONLY_PIPELINE=3",),
 }
 TOKENS = (16384, 65536, 262144)
 CHECK_TOKENS = (1, 17, 31, 33, 1023, 1025, 4096, 65536, 262144)

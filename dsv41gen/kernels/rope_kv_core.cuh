@@ -36,9 +36,10 @@ constexpr int kRopePairsPerLane = kValuesPerLane / 2;
 constexpr unsigned kFullMask = 0xffffffffu;
 // KV-only kernel choices, measured on an H200 (benchmarks/sweep_rope_kv_kv_only.py overrides them
 // to compare): DSV41GEN_KV_ONLY_PIPELINE 0 keeps every format on the register loop, 1 moves the
-// block-scaled formats to the bulk-copy pipeline, 2 every format; DSV41GEN_KV_ONLY_STAGES is the
-// pipeline's tokens in flight per warp; DSV41GEN_KV_ONLY_COALESCED_BF16 0 stores all-bf16 records
-// lane by lane.
+// block-scaled formats to the bulk-copy pipeline, 2 every format, 3 only the block-scaled formats
+// with bf16 values (fp8_ds_mla; mxfp8 then runs 1.1-2.1 points of copy faster at 262144 tokens and
+// 1.0-1.4 slower at 16384, sweep 5); DSV41GEN_KV_ONLY_STAGES is the pipeline's tokens in flight
+// per warp; DSV41GEN_KV_ONLY_COALESCED_BF16 0 stores all-bf16 records lane by lane.
 #ifndef DSV41GEN_KV_ONLY_PIPELINE
 #define DSV41GEN_KV_ONLY_PIPELINE 1
 #endif
@@ -638,7 +639,9 @@ constexpr bool kBulkCopies = false;  // no copy engine (or the host pass): the r
 template <CacheKind kCache>
 constexpr bool kKvOnlyPipelined =
     kBulkCopies && (DSV41GEN_KV_ONLY_PIPELINE == 2 ||
-                    (DSV41GEN_KV_ONLY_PIPELINE == 1 && CacheTraits<kCache>::kLanesPerScale > 0));
+                    (DSV41GEN_KV_ONLY_PIPELINE == 1 && CacheTraits<kCache>::kLanesPerScale > 0) ||
+                    (DSV41GEN_KV_ONLY_PIPELINE == 3 && CacheTraits<kCache>::kLanesPerScale > 0 &&
+                     CacheTraits<kCache>::kBf16Values > 0));
 static_assert(kRopePairsPerLane % 4 == 0, "cos/sin are moved as float4");
 
 // The KV-only kernels that trigger the next grid at their start (DSV41GEN_KV_ONLY_EARLY_TRIGGER).
