@@ -117,8 +117,8 @@ def time_back_to_back(run, per_sample: int = BACK_TO_BACK) -> float:
     return statistics.median(times)
 
 
-def time_sets(calls) -> float:
-    """Median µs per call over graph replays that run every call once (time_back_to_back)."""
+def capture(calls):
+    """A CUDA graph that runs every call once, captured after a warm-up run and replayed once."""
     for call in calls:
         call()
     torch.cuda.synchronize()
@@ -128,7 +128,12 @@ def time_sets(calls) -> float:
             call()
     graph.replay()
     torch.cuda.synchronize()
-    return time_back_to_back(graph.replay) / len(calls)
+    return graph
+
+
+def time_sets(calls) -> float:
+    """Median µs per call over graph replays that run every call once (time_back_to_back)."""
+    return time_back_to_back(capture(calls).replay) / len(calls)
 
 
 def copy_bandwidth() -> dict:

@@ -363,9 +363,7 @@ def main() -> None:
                 row[f"{n}_pct_copy_range"] = [pct(max(ts)), pct(min(ts))]
                 row[f"{n}_pct_copy_same_bytes"] = round(100 * nbytes / us / 1e3 / same_gbps, 1)
                 if n != "vllm":
-                    ratios = [t / v for t, v in zip(ts, timings["vllm"], strict=True)]
-                    row[f"{n}_ratio_vs_vllm"] = round(statistics.median(ratios), 3)
-                    row[f"{n}_ratio_vs_vllm_range"] = [round(min(ratios), 3), round(max(ratios), 3)]
+                    row.update(ratio_fields(n, ts, timings["vllm"]))
             rows.append(row)
             print(
                 f"{fmt.name:10s} {num_tokens:7d}: "
@@ -400,9 +398,23 @@ def main() -> None:
     }
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    print_identity(names, failures, args.no_check)
+
+
+def ratio_fields(name: str, times, vllm_times) -> dict:
+    """The candidate's time over vLLM's, round by round: their median and range."""
+    ratios = [t / v for t, v in zip(times, vllm_times, strict=True)]
+    return {
+        f"{name}_ratio_vs_vllm": round(statistics.median(ratios), 3),
+        f"{name}_ratio_vs_vllm_range": [round(min(ratios), 3), round(max(ratios), 3)],
+    }
+
+
+def print_identity(names, failures: dict, unchecked: bool) -> None:
+    """A line per candidate: byte-identical, its failures, or not checked."""
     for n in names:
         bad = failures.get(n, [])
-        if args.no_check:
+        if unchecked:
             print(f"{n}: not checked (--no-check)")
         else:
             print(f"{n}: {'byte-identical' if not bad else f'{len(bad)} FAILURES, e.g. {bad[:3]}'}")

@@ -211,6 +211,8 @@ def main() -> None:
         help="print the candidates, identity cases and timed sizes, build and run nothing",
     )
     args = parser.parse_args()
+    from sweep_rope_kv_kv_only import print_identity, ratio_fields  # imports torch
+
     args.heads = tuple(int(h) for h in args.heads.split(","))
     if args.build_one:
         load(args.build_one, args.build_dir, args.heads)
@@ -283,9 +285,7 @@ def main() -> None:
                 row[f"{n}_GBps"] = round(nbytes / us / 1e3, 1)
                 row[f"{n}_pct_copy"] = round(100 * nbytes / us / 1e3 / copy_gbps, 1)
                 if n != "vllm":
-                    ratios = [t / v for t, v in zip(ts, timings["vllm"], strict=True)]
-                    row[f"{n}_ratio_vs_vllm"] = round(statistics.median(ratios), 3)
-                    row[f"{n}_ratio_vs_vllm_range"] = [round(min(ratios), 3), round(max(ratios), 3)]
+                    row.update(ratio_fields(n, ts, timings["vllm"]))
             rows.append(row)
             print(
                 f"heads {heads:3d} {num_tokens:6d} tok ({sets} sets): "
@@ -315,12 +315,7 @@ def main() -> None:
     }
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
-    for n in names:
-        bad = failures.get(n, [])
-        if args.no_check:
-            print(f"{n}: not checked (--no-check)")
-        else:
-            print(f"{n}: {'byte-identical' if not bad else f'{len(bad)} FAILURES, e.g. {bad[:3]}'}")
+    print_identity(names, failures, args.no_check)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ NAMES = ("default", "late_trigger", "early_trigger_all")
 def events_one_replay(calls, repeats=20) -> float:
     """µs per call: events around one replay after an idle GPU (the old time_sets)."""
     import torch
+    from bench_rope_kv import capture
 
     graph = capture(calls)
     times = []
@@ -44,6 +45,7 @@ def events_one_replay(calls, repeats=20) -> float:
 def host_back_to_back(calls, replays=200) -> float:
     """µs per call: the host clock around replays queued back to back."""
     import torch
+    from bench_rope_kv import capture
 
     graph = capture(calls)
     t0 = time.perf_counter()
@@ -51,21 +53,6 @@ def host_back_to_back(calls, replays=200) -> float:
         graph.replay()
     torch.cuda.synchronize()
     return (time.perf_counter() - t0) * 1e6 / replays / len(calls)
-
-
-def capture(calls):
-    import torch
-
-    for call in calls:
-        call()
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for call in calls:
-            call()
-    graph.replay()
-    torch.cuda.synchronize()
-    return graph
 
 
 def main() -> None:
