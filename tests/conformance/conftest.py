@@ -1,9 +1,11 @@
 """The conformance suite: vLLM 0.33.0's own code is the oracle of the generated wiring.
 
 vLLM cannot be imported into the project's venv (it pins another torch), so each site's cases
-run in the conformance venv that ``scripts/conformance_venv.sh`` builds: one subprocess per
+run in the conformance venv that ``scripts/conformance_venv.sh`` builds: one process per
 site (``driver.py SITE``) computes vLLM's outcome and the generated code's outcome for every
-case, and the tests here compare them, one test per case. The cases are generated from the
+case, and the tests here compare them, one test per case. Each such process is forked from a
+server that imported vLLM once (``vllm_forkserver.py``: a fresh process in all a script can
+see; ``DSV41GEN_VLLM_FORK=0`` spawns fresh ones instead). The cases are generated from the
 specs (``conformancecases.py``), so a new variant is covered without new test code.
 
 Where the venv is: ``$DSV41GEN_VLLM_VENV``, else ``<repo>/.cache/vllm-0.33.0-venv``. Without it
@@ -15,10 +17,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
+import vllm_forkserver
 
 REPO = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("driver.py")
@@ -67,15 +69,13 @@ class Driver:
                 "VLLM_CONFIGURE_LOGGING": "1",
                 "PYTHONDONTWRITEBYTECODE": "1",
             }
-            done = subprocess.run(
-                [str(self.python), str(DRIVER), site],
+            done = vllm_forkserver.run(
+                self.python,
+                [str(DRIVER), site],
                 input=json.dumps(cases),
-                capture_output=True,
-                text=True,
                 env=env,
                 cwd=REPO,
                 timeout=600,
-                check=False,
             )
             if done.returncode != 0:
                 raise AssertionError(

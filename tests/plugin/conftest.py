@@ -1,7 +1,8 @@
 """Fixtures for running the generated plugin inside the real vLLM 0.33.0.
 
 vLLM lives in the conformance venv (``scripts/conformance_venv.sh``: ``--no-deps`` beside the
-CPU torch). Each run is a fresh process of that venv's python executing ``vllm_driver.py``:
+CPU torch). Each run is a fresh process of that venv's python executing ``vllm_driver.py``
+(forked from a server that imported vLLM once: tests/conformance/vllm_forkserver.py):
 with the plugin, the built family package is on its path, so vLLM's own
 ``load_general_plugins()`` finds the entry point; without, the same process is stock vLLM. The
 package is installed into a private ``--target`` directory, so the shared venv stays stock.

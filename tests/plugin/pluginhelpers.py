@@ -10,6 +10,10 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+# the conformance suite's fork server of vLLM processes (appended: nothing here is shadowed)
+sys.path.append(str(REPO / "tests" / "conformance"))
+import vllm_forkserver  # noqa: E402
+
 SPECS = REPO / "specs"
 DRIVER = Path(__file__).resolve().parent / "vllm_driver.py"
 VENV_VARIABLE = "DSV41GEN_VLLM_VENV"
@@ -30,7 +34,8 @@ class Driver:
         self.cache = cache  # VLLM_CACHE_ROOT: model-class inspections are cached across runs
 
     def run(self, cases: list[dict], site: Path | None, tmp: Path, *prelude: str) -> dict:
-        """``{"load": ..., "results": [...]}`` for ``cases`` in a fresh process: stock vLLM
+        """``{"load": ..., "results": [...]}`` for ``cases`` in a fresh process (forked by
+        vllm_forkserver, which imported vLLM once, before any prelude or plugin): stock vLLM
         (site None, load None) or with the plugin at ``site`` loaded through vLLM's
         load_general_plugins() (load: its outcome and the vLLM objects it changed; no results
         when it failed). ``prelude``: Python statements run first, before the plugin loads."""
@@ -44,7 +49,7 @@ class Driver:
         if site is not None:
             env["PYTHONPATH"] = str(site)
             args.append("--plugin")
-        result = subprocess.run(args, capture_output=True, text=True, env=env, timeout=900)
+        result = vllm_forkserver.run(args[0], args[1:], env=env, timeout=900)
         if result.returncode != 0:
             raise DriverFailed(result.returncode, result.stderr[-4000:])
         return json.loads(result.stdout)
