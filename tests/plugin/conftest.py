@@ -33,8 +33,8 @@ def vllm_python() -> Path:
 
 
 @pytest.fixture(scope="session")
-def driver(vllm_python, tmp_path_factory) -> Driver:
-    return Driver(vllm_python, tmp_path_factory.mktemp("vllm-cache"))
+def driver(vllm_python) -> Driver:
+    return Driver(vllm_python)
 
 
 @pytest.fixture(scope="session")
