@@ -54,5 +54,7 @@ def test_committed_plots_are_reproduced_byte_for_byte(tmp_path):
             f"{committed.name} is stale: rerun benchmarks/plot.py"
         )
         assert b"tEXt" not in _chunks(fresh) and b"tIME" not in _chunks(fresh)
-        assert len(fresh) < 150_000
+        # a guard against a runaway resolution, not a budget: the six-panel RoPE + KV figure with
+        # its Q + KV rows at 512 tokens is 151 KB at DPI (a doubled DPI would be about 4x)
+        assert len(fresh) < 200_000
     assert plotted >= 2  # the MXFP8 and the RoPE + KV results at least
