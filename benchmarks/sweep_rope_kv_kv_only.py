@@ -75,6 +75,11 @@ CANDIDATES = {
     "load256": ("-DDSV41GEN_KV_ONLY_LOAD_256B=1",),
     # mxfp8 on the register loop (only fp8_ds_mla on the pipeline)
     "mxfp8_register": ("-DDSV41GEN_KV_ONLY_PIPELINE=3",),
+    # the register loop with the next token's cos/sin row in flight too (cp.async into a per-warp
+    # ring, positions read two ahead); with every format / with mxfp8 on the register loop
+    "ahead": ("-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=1",),
+    "ahead_register_all": ("-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=1", "-DDSV41GEN_KV_ONLY_PIPELINE=0"),
+    "ahead_mxfp8_register": ("-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=1", "-DDSV41GEN_KV_ONLY_PIPELINE=3"),
 }
 TOKENS = (16384, 65536, 262144)
 CHECK_TOKENS = (1, 17, 31, 33, 1023, 1025, 4096, 65536, 262144)

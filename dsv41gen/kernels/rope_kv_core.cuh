@@ -89,6 +89,12 @@ constexpr int kKvOnlyMinBlocks = kKvOnlyBlocksPerSm;
 #ifndef DSV41GEN_KV_ONLY_LOAD_256B
 #define DSV41GEN_KV_ONLY_LOAD_256B 0
 #endif
+// DSV41GEN_KV_ONLY_COS_SIN_AHEAD 1: the register loop also has the next token's cos/sin row in
+// flight (its RoPE lanes copy it into a per-warp shared-memory ring with cp.async, the positions
+// read two tokens ahead), so the current token's RoPE does not wait for a load issued just before.
+#ifndef DSV41GEN_KV_ONLY_COS_SIN_AHEAD
+#define DSV41GEN_KV_ONLY_COS_SIN_AHEAD 0
+#endif
 // Q + KV op schedules (benchmarks/sweep_rope_kv_qkv.py compares them on an H200,
 // benchmarks/results/rope_kv_qkv_sweep_h200.json). Every one keeps the spec's grid rule
 // (use_warp_per_slot): the reduced grid from kNumTokenCutoff tokens, a warp per slot below.
@@ -621,6 +627,120 @@ __device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t
   }
 }
 
+// Per-thread asynchronous copies (sm_80+): cp.async of 16 bytes, in commit groups;
+// async_wait<n> waits until at most n of this thread's groups are in flight.
+__device__ __forceinline__ void async_copy16(void* shared, const void* global) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(shared))),
+               "l"(global)
+               : "memory");
+#endif
+}
+
+__device__ __forceinline__ void async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+template <int kInFlight>
+__device__ __forceinline__ void async_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(kInFlight) : "memory");
+#endif
+}
+
+// A RoPE lane copies the cos and sin values it uses (cos_sin_row's, as load_cos_sin reads them)
+// into its slots of ring (a per-warp [kRopeDim / 4] float4 row); every lane then closes the group.
+__device__ __forceinline__ void copy_cos_sin_async(const float* cos_sin_row, int lane, bool copy, float4* ring) {
+  if (copy && lane >= kRopeFirstLane) {
+    const int first_pair = (lane - kRopeFirstLane) * kRopePairsPerLane;
+#pragma unroll
+    for (int k = 0; k < kRopePairsPerLane; k += 4) {
+      async_copy16(ring + (first_pair + k) / 4, cos_sin_row + first_pair + k);
+      async_copy16(ring + (kRopeDim / 2 + first_pair + k) / 4, cos_sin_row + kRopeDim / 2 + first_pair + k);
+    }
+  }
+  async_commit();
+}
+
+// KV-only insert, warp-strided, with the cos/sin rows one token ahead (DSV41GEN_KV_ONLY_COS_SIN_AHEAD):
+// as insert_kv_strided, but the slot and position are read two tokens ahead, and the next token's
+// cos/sin row is copied into ring[(k + 1) % 2] while token k is rotated from ring[k % 2]. Each
+// RoPE lane reads only what it copied, so no lane waits on another.
+template <typename scalar_t, CacheKind kCache>
+__device__ __forceinline__ void insert_kv_strided_ahead(const RopeKvParams& p, int64_t token, int64_t stride, int lane,
+                                                        uint4* scratch, float4 (*ring)[kRopeDim / 4]) {
+  if (token >= p.num_tokens) return;
+  const scalar_t* kv = static_cast<const scalar_t*>(p.kv);
+  const long long* positions = reinterpret_cast<const long long*>(p.position_ids);
+  int64_t slot = load_slot(p, token);
+  int64_t position = __ldg(positions + token);
+  uint4 raw[2];
+  load_raw(kv + token * kHeadDim, lane, raw);
+  int64_t next = token + stride;
+  int64_t next_slot = -1;
+  int64_t next_position = 0;
+  if (next < p.num_tokens) {
+    next_slot = load_slot(p, next);
+    next_position = __ldg(positions + next);
+  }
+  DivisorOf<kCache> divisor{};
+  if constexpr (CacheTraits<kCache>::kPerTensorScale) {
+    divisor = fp8_divisor<CacheTraits<kCache>::kReciprocalScale>(p.fp8_scale);
+  }
+  copy_cos_sin_async(p.cos_sin_cache + position * kRopeDim, lane, slot >= 0, ring[0]);
+  int current = 0;  // ring row of this token
+  while (true) {
+    const bool has_next = next < p.num_tokens;
+    const int64_t after = next + stride;
+    int64_t after_slot = -1;
+    int64_t after_position = 0;
+    uint4 next_raw[2];
+    if (has_next) {
+      load_raw(kv + next * kHeadDim, lane, next_raw);
+      if (after < p.num_tokens) {
+        after_slot = load_slot(p, after);
+        after_position = __ldg(positions + after);
+      }
+    }
+    copy_cos_sin_async(p.cos_sin_cache + next_position * kRopeDim, lane, has_next && next_slot >= 0, ring[current ^ 1]);
+    if (slot >= 0) {  // warp-uniform
+      float v[kValuesPerLane];
+      widen<scalar_t>(raw, v);
+      if (lane >= kRopeFirstLane) {
+        async_wait<1>();  // this token's group (the one just committed may still be in flight)
+        float cos_v[kRopePairsPerLane];
+        float sin_v[kRopePairsPerLane];
+        const int first_pair = (lane - kRopeFirstLane) * kRopePairsPerLane;
+#pragma unroll
+        for (int k = 0; k < kRopePairsPerLane; k += 4) {
+          const float4 c = ring[current][(first_pair + k) / 4];
+          const float4 n = ring[current][(kRopeDim / 2 + first_pair + k) / 4];
+          cos_v[k] = c.x, cos_v[k + 1] = c.y, cos_v[k + 2] = c.z, cos_v[k + 3] = c.w;
+          sin_v[k] = n.x, sin_v[k + 1] = n.y, sin_v[k + 2] = n.z, sin_v[k + 3] = n.w;
+        }
+        rotate_pairs<CacheTraits<kCache>::kRopeFma>(v, cos_v, sin_v);
+      }
+      if constexpr (kCoalescedRowStore<kCache>) {
+        store_bf16_row_coalesced<kCache>(p, slot / p.cache_block_size, slot % p.cache_block_size, v, lane, scratch);
+      } else {
+        store_kv_row<scalar_t, kCache>(p, slot, v, lane, divisor);
+      }
+    }
+    if (!has_next) return;
+    token = next;
+    slot = next_slot;
+    position = next_position;
+    raw[0] = next_raw[0];
+    raw[1] = next_raw[1];
+    next = after;
+    next_slot = after_slot;
+    next_position = after_position;
+    current ^= 1;
+  }
+}
+
 // ---- KV-only insert, bulk-copy pipeline (sm_90+) ----------------------------------------------
 // Each warp keeps kKvOnlyStages tokens in flight without holding registers for them: lane 0
 // copies a token's kv row and cos/sin row into a per-warp shared-memory stage with the copy
@@ -1089,9 +1209,19 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
     insert_kv_pipelined<scalar_t, kCache>(params, global_warp, stride, lane, stages[warp], barriers[warp]);
   } else if constexpr (kCoalescedRowStore<kCache>) {
     __shared__ uint4 scratch[kWarpsPerBlock][kHeadDim * sizeof(__nv_bfloat16) / sizeof(uint4)];
-    insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, scratch[warp]);
+    if constexpr (DSV41GEN_KV_ONLY_COS_SIN_AHEAD) {
+      __shared__ float4 rings[kWarpsPerBlock][2][kRopeDim / 4];
+      insert_kv_strided_ahead<scalar_t, kCache>(params, global_warp, stride, lane, scratch[warp], rings[warp]);
+    } else {
+      insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, scratch[warp]);
+    }
   } else {
-    insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, nullptr);
+    if constexpr (DSV41GEN_KV_ONLY_COS_SIN_AHEAD) {
+      __shared__ float4 rings[kWarpsPerBlock][2][kRopeDim / 4];
+      insert_kv_strided_ahead<scalar_t, kCache>(params, global_warp, stride, lane, nullptr, rings[warp]);
+    } else {
+      insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, nullptr);
+    }
   }
   if constexpr (!kKvOnlyEarlyTrigger<kCache>) allow_next_grid();
 }
