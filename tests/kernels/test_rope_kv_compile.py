@@ -14,10 +14,12 @@ This is also CI's nvcc check: every variant of the specs (``generated/*/csrc/*``
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -39,16 +41,17 @@ KERNEL = re.compile(
 )
 
 
+def load_compare_sass():
+    spec = importlib.util.spec_from_file_location(
+        "compare_sass", REPO / "scripts" / "compare_sass.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def cuobjdump() -> str | None:
-    found = shutil.which("cuobjdump")
-    if found:
-        return found
-    try:
-        import triton
-    except ImportError:
-        return None
-    bundled = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
-    return str(bundled) if bundled.is_file() else None
+    return load_compare_sass().find_cuobjdump()
 
 
 def nvcc_supports_sm100() -> bool:
@@ -211,3 +214,34 @@ def test_removing_a_value_from_the_spec_removes_its_kernels(
     config = (src / "rope_kv_config.h").read_text()
     assert 'kNumHeadsQPaddedText[] = "0, 16";' in config
     assert "kApplyQNormFalse = false;" in config and "kApplyQNormTrue = true;" in config
+
+
+def test_compare_sass_tells_the_switched_kernels_from_the_unchanged_ones():
+    """scripts/compare_sass.py, which the sixth KV-only sweep's landing argument rests on: with
+    the cos/sin ring for the block-scaled formats and every format on the register loop, the bf16
+    and per-tensor fp8 KV-only kernels keep the default build's SASS, and the fp8_ds_mla and
+    mxfp8 ones change (so the tool does see a change); it exits 1 when any kernel differs."""
+    source = REPO / "generated" / "deepseek_v4" / "csrc" / "deepseek_v41" / "rope_kv_inst_h0.cu"
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "scripts" / "compare_sass.py"),
+            "--kernel",
+            "kv_only_strided_kernelI13__nv_bfloat16",
+            "--b-flags",
+            "-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=2 -DDSV41GEN_KV_ONLY_PIPELINE=0",
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{Path(NVCC).parent}:{os.environ.get('PATH', '')}"},
+    )
+    lines = run.stdout.splitlines()
+    verdict = {
+        int(re.search(r"CacheKindE(\d)E", line).group(1)): line.split()[0]
+        for line in lines
+        if "CacheKindE" in line
+    }
+    assert verdict == {0: "identical", 1: "identical", 2: "DIFFERENT", 3: "DIFFERENT"}, run.stdout
+    assert lines[-1] == "2 kernel(s) differ"
+    assert run.returncode == 1
