@@ -80,6 +80,15 @@ CANDIDATES = {
     "ahead": ("-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=1",),
     "ahead_register_all": ("-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=1", "-DDSV41GEN_KV_ONLY_PIPELINE=0"),
     "ahead_mxfp8_register": ("-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=1", "-DDSV41GEN_KV_ONLY_PIPELINE=3"),
+    # the cos/sin row ahead for the block-scaled formats only, every format on the register loop
+    "ahead_scaled": ("-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=2", "-DDSV41GEN_KV_ONLY_PIPELINE=0"),
+    # the register loops' slots split by a shift and a mask (power-of-two block sizes)
+    "shift": ("-DDSV41GEN_KV_ONLY_SHIFT_SLOTS=1",),
+    "ahead_scaled_shift": (
+        "-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=2",
+        "-DDSV41GEN_KV_ONLY_PIPELINE=0",
+        "-DDSV41GEN_KV_ONLY_SHIFT_SLOTS=1",
+    ),
 }
 TOKENS = (16384, 65536, 262144)
 CHECK_TOKENS = (1, 17, 31, 33, 1023, 1025, 4096, 65536, 262144)

@@ -91,9 +91,16 @@ constexpr int kKvOnlyMinBlocks = kKvOnlyBlocksPerSm;
 #endif
 // DSV41GEN_KV_ONLY_COS_SIN_AHEAD 1: the register loop also has the next token's cos/sin row in
 // flight (its RoPE lanes copy it into a per-warp shared-memory ring with cp.async, the positions
-// read two tokens ahead), so the current token's RoPE does not wait for a load issued just before.
+// read two tokens ahead), so the current token's RoPE does not wait for a load issued just before;
+// 2: only for the block-scaled formats.
 #ifndef DSV41GEN_KV_ONLY_COS_SIN_AHEAD
 #define DSV41GEN_KV_ONLY_COS_SIN_AHEAD 0
+#endif
+// DSV41GEN_KV_ONLY_SHIFT_SLOTS 1: the register loops split a slot into (block, row in block) with
+// a shift and a mask where the block size is a power of two (as the pipeline does), instead of a
+// division per token.
+#ifndef DSV41GEN_KV_ONLY_SHIFT_SLOTS
+#define DSV41GEN_KV_ONLY_SHIFT_SLOTS 0
 #endif
 // Q + KV op schedules (benchmarks/sweep_rope_kv_qkv.py compares them on an H200,
 // benchmarks/results/rope_kv_qkv_sweep_h200.json). Every one keeps the spec's grid rule
@@ -566,6 +573,24 @@ __device__ __forceinline__ void store_bf16_row_coalesced(const RopeKvParams& p, 
   __syncwarp();
 }
 
+// A slot's (block, row in block): with block_shift >= 0 (a power-of-two block size, 1 <<
+// block_shift) a shift and a mask, else a division (block_size_shift gives it once per warp).
+struct SlotInBlock {
+  int64_t block;
+  int64_t in_block;
+};
+
+__device__ __forceinline__ int block_size_shift(const RopeKvParams& p) {
+  return (p.cache_block_size & (p.cache_block_size - 1)) == 0 ? __ffs(p.cache_block_size) - 1 : -1;
+}
+
+__device__ __forceinline__ SlotInBlock split_slot(const RopeKvParams& p, int64_t slot, int block_shift) {
+  if (DSV41GEN_KV_ONLY_SHIFT_SLOTS && block_shift >= 0) {
+    return SlotInBlock{slot >> block_shift, slot & (p.cache_block_size - 1)};
+  }
+  return SlotInBlock{slot / p.cache_block_size, slot % p.cache_block_size};
+}
+
 // KV-only insert, warp-strided: this warp takes tokens token, token + stride, ... The loads of
 // the next token (slot, position, kv row) are issued before the current token's cos/sin row is
 // used and its record stored, so each token costs one memory round trip instead of two.
@@ -591,6 +616,7 @@ __device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t
   if constexpr (CacheTraits<kCache>::kPerTensorScale) {
     divisor = fp8_divisor<CacheTraits<kCache>::kReciprocalScale>(p.fp8_scale);
   }
+  const int block_shift = block_size_shift(p);
   while (true) {
     float cos_v[kRopePairsPerLane];
     float sin_v[kRopePairsPerLane];
@@ -612,10 +638,11 @@ __device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t
       float v[kValuesPerLane];
       widen<scalar_t>(raw, v);
       if (lane >= kRopeFirstLane) rotate_pairs<CacheTraits<kCache>::kRopeFma>(v, cos_v, sin_v);
+      const SlotInBlock at = split_slot(p, slot, block_shift);
       if constexpr (kCoalescedRowStore<kCache>) {
-        store_bf16_row_coalesced<kCache>(p, slot / p.cache_block_size, slot % p.cache_block_size, v, lane, scratch);
+        store_bf16_row_coalesced<kCache>(p, at.block, at.in_block, v, lane, scratch);
       } else {
-        store_kv_row<scalar_t, kCache>(p, slot, v, lane, divisor);
+        store_kv_record<scalar_t, kCache>(p, at.block, at.in_block, v, lane, divisor);
       }
     }
     if (!has_next) return;
@@ -689,6 +716,7 @@ __device__ __forceinline__ void insert_kv_strided_ahead(const RopeKvParams& p, i
   if constexpr (CacheTraits<kCache>::kPerTensorScale) {
     divisor = fp8_divisor<CacheTraits<kCache>::kReciprocalScale>(p.fp8_scale);
   }
+  const int block_shift = block_size_shift(p);
   copy_cos_sin_async(p.cos_sin_cache + position * kRopeDim, lane, slot >= 0, ring[0]);
   int current = 0;  // ring row of this token
   while (true) {
@@ -722,10 +750,11 @@ __device__ __forceinline__ void insert_kv_strided_ahead(const RopeKvParams& p, i
         }
         rotate_pairs<CacheTraits<kCache>::kRopeFma>(v, cos_v, sin_v);
       }
+      const SlotInBlock at = split_slot(p, slot, block_shift);
       if constexpr (kCoalescedRowStore<kCache>) {
-        store_bf16_row_coalesced<kCache>(p, slot / p.cache_block_size, slot % p.cache_block_size, v, lane, scratch);
+        store_bf16_row_coalesced<kCache>(p, at.block, at.in_block, v, lane, scratch);
       } else {
-        store_kv_row<scalar_t, kCache>(p, slot, v, lane, divisor);
+        store_kv_record<scalar_t, kCache>(p, at.block, at.in_block, v, lane, divisor);
       }
     }
     if (!has_next) return;
@@ -763,6 +792,12 @@ constexpr bool kKvOnlyPipelined =
                     (DSV41GEN_KV_ONLY_PIPELINE == 3 && CacheTraits<kCache>::kLanesPerScale > 0 &&
                      CacheTraits<kCache>::kBf16Values > 0));
 static_assert(kRopePairsPerLane % 4 == 0, "cos/sin are moved as float4");
+
+// The KV-only kernels whose register loop keeps the next token's cos/sin row in flight
+// (DSV41GEN_KV_ONLY_COS_SIN_AHEAD).
+template <CacheKind kCache>
+constexpr bool kKvOnlyCosSinAhead =
+    DSV41GEN_KV_ONLY_COS_SIN_AHEAD == 1 || (DSV41GEN_KV_ONLY_COS_SIN_AHEAD == 2 && CacheTraits<kCache>::kLanesPerScale > 0);
 
 // The KV-only kernels that trigger the next grid at their start (DSV41GEN_KV_ONLY_EARLY_TRIGGER).
 template <CacheKind kCache>
@@ -903,7 +938,7 @@ __device__ __forceinline__ void insert_kv_pipelined(const RopeKvParams& p, int64
       }
     }
   }
-  const int block_shift = (p.cache_block_size & (p.cache_block_size - 1)) == 0 ? __ffs(p.cache_block_size) - 1 : -1;
+  const int block_shift = block_size_shift(p);
   int64_t base = 0;  // k of the current batch's lane 0
   int stage = 0;     // k % kKvOnlyStages
   for (int64_t k = 0; k < count; ++k) {
@@ -1209,14 +1244,14 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
     insert_kv_pipelined<scalar_t, kCache>(params, global_warp, stride, lane, stages[warp], barriers[warp]);
   } else if constexpr (kCoalescedRowStore<kCache>) {
     __shared__ uint4 scratch[kWarpsPerBlock][kHeadDim * sizeof(__nv_bfloat16) / sizeof(uint4)];
-    if constexpr (DSV41GEN_KV_ONLY_COS_SIN_AHEAD) {
+    if constexpr (kKvOnlyCosSinAhead<kCache>) {
       __shared__ float4 rings[kWarpsPerBlock][2][kRopeDim / 4];
       insert_kv_strided_ahead<scalar_t, kCache>(params, global_warp, stride, lane, scratch[warp], rings[warp]);
     } else {
       insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, scratch[warp]);
     }
   } else {
-    if constexpr (DSV41GEN_KV_ONLY_COS_SIN_AHEAD) {
+    if constexpr (kKvOnlyCosSinAhead<kCache>) {
       __shared__ float4 rings[kWarpsPerBlock][2][kRopeDim / 4];
       insert_kv_strided_ahead<scalar_t, kCache>(params, global_warp, stride, lane, nullptr, rings[warp]);
     } else {
