@@ -1171,28 +1171,38 @@ __global__ void __launch_bounds__(kThreadsPerBlock) qkv_strided_kernel(const Rop
   allow_next_grid();
 }
 
-// Blocks of the strided grid: one warp per item up to one full wave of resident blocks
-// (multiprocessors x resident blocks per multiprocessor, from the occupancy calculator).
-template <typename scalar_t, int kNumHeadsQPadded, bool kApplyQNorm, CacheKind kCache>
-cudaError_t qkv_strided_blocks(int64_t num_tokens, int64_t& blocks) {
-  static const int blocks_per_sm = [] {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &n, qkv_strided_kernel<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>, kThreadsPerBlock, 0) !=
-        cudaSuccess) {
-      n = 0;
-    }
-    return n;
-  }();
+// Resident blocks of kernel per multiprocessor at kThreadsPerBlock threads (the occupancy
+// calculator), at least 1: a failed query, or an answer of 0, counts as 1. The callers keep the
+// answer in a static (one query per kernel and process).
+template <typename Kernel>
+int resident_blocks_per_sm(Kernel kernel) {
+  int n = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreadsPerBlock, 0) != cudaSuccess) n = 0;
+  return n > 0 ? n : 1;
+}
+
+// Blocks of a grid-stride grid over items (one warp each): one warp per item, never more than
+// one wave of per_sm blocks on each multiprocessor of the current device; past that the warps
+// stride over the items.
+inline cudaError_t one_wave_blocks(int64_t items, int per_sm, int64_t& blocks) {
   int device = 0;
   int sms = 0;
   cudaError_t error = cudaGetDevice(&device);
   if (error == cudaSuccess) error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (error != cudaSuccess) return error;
-  const int64_t one_per_warp = (num_tokens * (kNumHeadsQPadded + 1) + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  const int64_t wave = static_cast<int64_t>(sms) * (blocks_per_sm > 0 ? blocks_per_sm : 1);
+  const int64_t one_per_warp = (items + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  const int64_t wave = static_cast<int64_t>(sms) * per_sm;
   blocks = one_per_warp < wave ? one_per_warp : wave;
   return cudaSuccess;
+}
+
+// Blocks of the strided grid: one warp per item up to one full wave of resident blocks
+// (multiprocessors x resident blocks per multiprocessor, from the occupancy calculator).
+template <typename scalar_t, int kNumHeadsQPadded, bool kApplyQNorm, CacheKind kCache>
+cudaError_t qkv_strided_blocks(int64_t num_tokens, int64_t& blocks) {
+  static const int blocks_per_sm =
+      resident_blocks_per_sm(qkv_strided_kernel<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>);
+  return one_wave_blocks(num_tokens * (kNumHeadsQPadded + 1), blocks_per_sm, blocks);
 }
 
 template <typename scalar_t, int kNumHeadsQPadded, bool kApplyQNorm, CacheKind kCache>
@@ -1271,29 +1281,14 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
 // with it wherever graphs launch it back to back.
 template <typename scalar_t, CacheKind kCache>
 cudaError_t kv_only_blocks(int64_t num_tokens, int64_t& blocks) {
-  static const int blocks_per_sm = [] {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &n, kv_only_strided_kernel<scalar_t, kCache>, kThreadsPerBlock, 0) != cudaSuccess) {
-      n = 0;
-    }
-    return n;
-  }();
-  int device = 0;
-  int sms = 0;
-  cudaError_t error = cudaGetDevice(&device);
-  if (error == cudaSuccess) error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (error != cudaSuccess) return error;
-  const int64_t one_per_warp = (num_tokens + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  int per_sm = blocks_per_sm > 0 ? blocks_per_sm : 1;
+  static const int blocks_per_sm = resident_blocks_per_sm(kv_only_strided_kernel<scalar_t, kCache>);
+  int per_sm = blocks_per_sm;
   if (DSV41GEN_KV_ONLY_WAVE_BLOCKS > 0 && per_sm > DSV41GEN_KV_ONLY_WAVE_BLOCKS) per_sm = DSV41GEN_KV_ONLY_WAVE_BLOCKS;
   if (CacheTraits<kCache>::kFp8Lanes == 0 && DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS > 0 &&
       num_tokens >= DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS && per_sm > DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS) {
     per_sm = DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS;
   }
-  const int64_t wave = static_cast<int64_t>(sms) * per_sm;
-  blocks = one_per_warp < wave ? one_per_warp : wave;
-  return cudaSuccess;
+  return one_wave_blocks(num_tokens, per_sm, blocks);
 }
 
 // Launch with cudaLaunchKernelEx; on devices of compute capability major >= kPdlMinMajor the
