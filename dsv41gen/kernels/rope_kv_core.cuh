@@ -266,6 +266,20 @@ __device__ __forceinline__ void load_cos_sin(
   }
 }
 
+// The same values from a copy of the row in shared memory (the KV-only loops' cos/sin ring and
+// pipeline stages), as float4s.
+__device__ __forceinline__ void read_cos_sin(const float4 (&cos_sin_row)[kRopeDim / 4], int lane,
+                                             float (&cos_v)[kRopePairsPerLane], float (&sin_v)[kRopePairsPerLane]) {
+  const int first_pair = (lane - kRopeFirstLane) * kRopePairsPerLane;
+#pragma unroll
+  for (int k = 0; k < kRopePairsPerLane; k += 4) {
+    const float4 c = cos_sin_row[(first_pair + k) / 4];
+    const float4 s = cos_sin_row[(kRopeDim / 2 + first_pair + k) / 4];
+    cos_v[k] = c.x, cos_v[k + 1] = c.y, cos_v[k + 2] = c.z, cos_v[k + 3] = c.w;
+    sin_v[k] = s.x, sin_v[k + 1] = s.y, sin_v[k + 2] = s.z, sin_v[k + 3] = s.w;
+  }
+}
+
 // kFma (rope_contraction fma): even = fma(x_even, cos, -RN(x_odd * sin)),
 // odd = fma(x_even, sin, RN(x_odd * cos)); else every product and sum is rounded on its own.
 template <bool kFma>
@@ -574,7 +588,8 @@ __device__ __forceinline__ void store_bf16_row_coalesced(const RopeKvParams& p, 
 }
 
 // A slot's (block, row in block): with block_shift >= 0 (a power-of-two block size, 1 <<
-// block_shift) a shift and a mask, else a division (block_size_shift gives it once per warp).
+// block_shift) a shift and a mask, else a division. block_size_shift gives the shift once per
+// warp; the register loops take it only with DSV41GEN_KV_ONLY_SHIFT_SLOTS (register_loop_shift).
 struct SlotInBlock {
   int64_t block;
   int64_t in_block;
@@ -584,11 +599,27 @@ __device__ __forceinline__ int block_size_shift(const RopeKvParams& p) {
   return (p.cache_block_size & (p.cache_block_size - 1)) == 0 ? __ffs(p.cache_block_size) - 1 : -1;
 }
 
+__device__ __forceinline__ int register_loop_shift(const RopeKvParams& p) {
+  return DSV41GEN_KV_ONLY_SHIFT_SLOTS ? block_size_shift(p) : -1;
+}
+
 __device__ __forceinline__ SlotInBlock split_slot(const RopeKvParams& p, int64_t slot, int block_shift) {
-  if (DSV41GEN_KV_ONLY_SHIFT_SLOTS && block_shift >= 0) {
-    return SlotInBlock{slot >> block_shift, slot & (p.cache_block_size - 1)};
+  const bool pow2 = block_shift >= 0;
+  return SlotInBlock{pow2 ? slot >> block_shift : slot / p.cache_block_size,
+                     pow2 ? slot & (p.cache_block_size - 1) : slot % p.cache_block_size};
+}
+
+// Store a rotated kv row at `at`: an all-bf16 record through the warp's scratch row
+// (kCoalescedRowStore), any other record lane by lane (store_kv_record).
+template <typename scalar_t, CacheKind kCache>
+__device__ __forceinline__ void store_rotated_row(const RopeKvParams& p, const SlotInBlock& at,
+                                                  float (&v)[kValuesPerLane], int lane,
+                                                  const DivisorOf<kCache>& divisor, uint4* scratch) {
+  if constexpr (kCoalescedRowStore<kCache>) {
+    store_bf16_row_coalesced<kCache>(p, at.block, at.in_block, v, lane, scratch);
+  } else {
+    store_kv_record<scalar_t, kCache>(p, at.block, at.in_block, v, lane, divisor);
   }
-  return SlotInBlock{slot / p.cache_block_size, slot % p.cache_block_size};
 }
 
 // KV-only insert, warp-strided: this warp takes tokens token, token + stride, ... The loads of
@@ -616,7 +647,7 @@ __device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t
   if constexpr (CacheTraits<kCache>::kPerTensorScale) {
     divisor = fp8_divisor<CacheTraits<kCache>::kReciprocalScale>(p.fp8_scale);
   }
-  const int block_shift = block_size_shift(p);
+  const int block_shift = register_loop_shift(p);
   while (true) {
     float cos_v[kRopePairsPerLane];
     float sin_v[kRopePairsPerLane];
@@ -638,12 +669,7 @@ __device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t
       float v[kValuesPerLane];
       widen<scalar_t>(raw, v);
       if (lane >= kRopeFirstLane) rotate_pairs<CacheTraits<kCache>::kRopeFma>(v, cos_v, sin_v);
-      const SlotInBlock at = split_slot(p, slot, block_shift);
-      if constexpr (kCoalescedRowStore<kCache>) {
-        store_bf16_row_coalesced<kCache>(p, at.block, at.in_block, v, lane, scratch);
-      } else {
-        store_kv_record<scalar_t, kCache>(p, at.block, at.in_block, v, lane, divisor);
-      }
+      store_rotated_row<scalar_t, kCache>(p, split_slot(p, slot, block_shift), v, lane, divisor, scratch);
     }
     if (!has_next) return;
     token = next;
@@ -716,7 +742,7 @@ __device__ __forceinline__ void insert_kv_strided_ahead(const RopeKvParams& p, i
   if constexpr (CacheTraits<kCache>::kPerTensorScale) {
     divisor = fp8_divisor<CacheTraits<kCache>::kReciprocalScale>(p.fp8_scale);
   }
-  const int block_shift = block_size_shift(p);
+  const int block_shift = register_loop_shift(p);
   copy_cos_sin_async(p.cos_sin_cache + position * kRopeDim, lane, slot >= 0, ring[0]);
   int current = 0;  // ring row of this token
   while (true) {
@@ -740,22 +766,10 @@ __device__ __forceinline__ void insert_kv_strided_ahead(const RopeKvParams& p, i
         async_wait<1>();  // this token's group (the one just committed may still be in flight)
         float cos_v[kRopePairsPerLane];
         float sin_v[kRopePairsPerLane];
-        const int first_pair = (lane - kRopeFirstLane) * kRopePairsPerLane;
-#pragma unroll
-        for (int k = 0; k < kRopePairsPerLane; k += 4) {
-          const float4 c = ring[current][(first_pair + k) / 4];
-          const float4 n = ring[current][(kRopeDim / 2 + first_pair + k) / 4];
-          cos_v[k] = c.x, cos_v[k + 1] = c.y, cos_v[k + 2] = c.z, cos_v[k + 3] = c.w;
-          sin_v[k] = n.x, sin_v[k + 1] = n.y, sin_v[k + 2] = n.z, sin_v[k + 3] = n.w;
-        }
+        read_cos_sin(ring[current], lane, cos_v, sin_v);
         rotate_pairs<CacheTraits<kCache>::kRopeFma>(v, cos_v, sin_v);
       }
-      const SlotInBlock at = split_slot(p, slot, block_shift);
-      if constexpr (kCoalescedRowStore<kCache>) {
-        store_bf16_row_coalesced<kCache>(p, at.block, at.in_block, v, lane, scratch);
-      } else {
-        store_kv_record<scalar_t, kCache>(p, at.block, at.in_block, v, lane, divisor);
-      }
+      store_rotated_row<scalar_t, kCache>(p, split_slot(p, slot, block_shift), v, lane, divisor, scratch);
     }
     if (!has_next) return;
     token = next;
@@ -969,27 +983,14 @@ __device__ __forceinline__ void insert_kv_pipelined(const RopeKvParams& p, int64
       if (lane >= kRopeFirstLane) {
         float cos_v[kRopePairsPerLane];
         float sin_v[kRopePairsPerLane];
-#pragma unroll
-        for (int i = 0; i < kRopePairsPerLane; i += 4) {
-          const int pair = (lane - kRopeFirstLane) * kRopePairsPerLane + i;
-          const float4 c = s.cos_sin[pair / 4];
-          const float4 n = s.cos_sin[(kRopeDim / 2 + pair) / 4];
-          cos_v[i] = c.x, cos_v[i + 1] = c.y, cos_v[i + 2] = c.z, cos_v[i + 3] = c.w;
-          sin_v[i] = n.x, sin_v[i + 1] = n.y, sin_v[i + 2] = n.z, sin_v[i + 3] = n.w;
-        }
+        read_cos_sin(s.cos_sin, lane, cos_v, sin_v);
         rotate_pairs<CacheTraits<kCache>::kRopeFma>(v, cos_v, sin_v);
       }
-      const bool pow2 = block_shift >= 0;  // a power-of-two block size: shift and mask
-      const int64_t block = pow2 ? slot >> block_shift : slot / p.cache_block_size;
-      const int64_t in_block = pow2 ? slot & (p.cache_block_size - 1) : slot % p.cache_block_size;
-      if constexpr (kCoalescedRowStore<kCache>) {
-        // The stage is done with (the copy of a later token waits for the __syncwarp at the top
-        // of the loop); the generic-proxy writes are fenced before that copy (async proxy).
-        store_bf16_row_coalesced<kCache>(p, block, in_block, v, lane, stages[stage].kv);
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-      } else {
-        store_kv_record<scalar_t, kCache>(p, block, in_block, v, lane, divisor);
-      }
+      // An all-bf16 record goes through the stage, which is done with (the copy of a later token
+      // waits for the __syncwarp at the top of the loop); its generic-proxy writes are fenced
+      // before that copy (async proxy).
+      store_rotated_row<scalar_t, kCache>(p, split_slot(p, slot, block_shift), v, lane, divisor, stages[stage].kv);
+      if constexpr (kCoalescedRowStore<kCache>) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     }
     stage = stage == kKvOnlyStages - 1 ? 0 : stage + 1;
   }
