@@ -1253,20 +1253,18 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
     __shared__ KvStage<scalar_t> stages[kWarpsPerBlock][kKvOnlyStages];
     __shared__ uint64_t barriers[kWarpsPerBlock][kKvOnlyStages];
     insert_kv_pipelined<scalar_t, kCache>(params, global_warp, stride, lane, stages[warp], barriers[warp]);
-  } else if constexpr (kCoalescedRowStore<kCache>) {
-    __shared__ uint4 scratch[kWarpsPerBlock][kHeadDim * sizeof(__nv_bfloat16) / sizeof(uint4)];
-    if constexpr (kKvOnlyCosSinAhead<kCache>) {
-      __shared__ float4 rings[kWarpsPerBlock][2][kRopeDim / 4];
-      insert_kv_strided_ahead<scalar_t, kCache>(params, global_warp, stride, lane, scratch[warp], rings[warp]);
-    } else {
-      insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, scratch[warp]);
-    }
   } else {
+    // the warp's scratch row, for the all-bf16 record's coalesced store only
+    uint4* scratch = nullptr;
+    if constexpr (kCoalescedRowStore<kCache>) {
+      __shared__ uint4 rows[kWarpsPerBlock][kHeadDim * sizeof(__nv_bfloat16) / sizeof(uint4)];
+      scratch = rows[warp];
+    }
     if constexpr (kKvOnlyCosSinAhead<kCache>) {
       __shared__ float4 rings[kWarpsPerBlock][2][kRopeDim / 4];
-      insert_kv_strided_ahead<scalar_t, kCache>(params, global_warp, stride, lane, nullptr, rings[warp]);
+      insert_kv_strided_ahead<scalar_t, kCache>(params, global_warp, stride, lane, scratch, rings[warp]);
     } else {
-      insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, nullptr);
+      insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, scratch);
     }
   }
   if constexpr (!kKvOnlyEarlyTrigger<kCache>) allow_next_grid();
