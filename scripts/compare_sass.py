@@ -12,7 +12,9 @@ counts of both) and exits 1 if any kernel differs, or if a kernel is in one buil
 
 What it proves: two builds whose every kernel is identical run the same instructions, so a
 refactor (or a switch setting) that leaves the SASS unchanged cannot change a result or a
-timing. It does not cover host code (launchers).
+timing. It does not cover host code (launchers). The base flags are scripts/nvcc_compile.sh's;
+the extension the loader builds (torch's cpp_extension) adds torch's COMMON_NVCC_FLAGS, so to
+compare exactly what runs, pass those in both --a-flags and --b-flags too.
 """
 
 from __future__ import annotations
