@@ -89,6 +89,30 @@ CANDIDATES = {
         "-DDSV41GEN_KV_ONLY_PIPELINE=0",
         "-DDSV41GEN_KV_ONLY_SHIFT_SLOTS=1",
     ),
+    # ahead_scaled (the ring for the block-scaled formats) with one more of the switches above
+    # that did not help the loop without the ring; the ring moves the loop's bottleneck, so each
+    # is timed again on top of it (DSV41GEN_KV_ONLY_PREFETCH is not: the ring loop has no L2
+    # prefetch)
+    "ahead_scaled_load256": (
+        "-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=2",
+        "-DDSV41GEN_KV_ONLY_PIPELINE=0",
+        "-DDSV41GEN_KV_ONLY_LOAD_256B=1",
+    ),
+    "ahead_scaled_occ6": (
+        "-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=2",
+        "-DDSV41GEN_KV_ONLY_PIPELINE=0",
+        "-DDSV41GEN_KV_ONLY_MIN_BLOCKS=6",
+    ),
+    "ahead_scaled_early_trigger": (
+        "-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=2",
+        "-DDSV41GEN_KV_ONLY_PIPELINE=0",
+        "-DDSV41GEN_KV_ONLY_EARLY_TRIGGER=2",
+    ),
+    "ahead_scaled_grid3": (
+        "-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=2",
+        "-DDSV41GEN_KV_ONLY_PIPELINE=0",
+        "-DDSV41GEN_KV_ONLY_WAVE_BLOCKS=3",
+    ),
 }
 TOKENS = (16384, 65536, 262144)
 CHECK_TOKENS = (1, 17, 31, 33, 1023, 1025, 4096, 65536, 262144)
