@@ -39,9 +39,12 @@ constexpr unsigned kFullMask = 0xffffffffu;
 // block-scaled formats to the bulk-copy pipeline, 2 every format, 3 only the block-scaled formats
 // with bf16 values (fp8_ds_mla; mxfp8 then runs 1.1-2.1 points of copy faster at 262144 tokens and
 // 1.0-1.4 slower at 16384, sweep 5); DSV41GEN_KV_ONLY_STAGES is the pipeline's tokens in flight
-// per warp; DSV41GEN_KV_ONLY_COALESCED_BF16 0 stores all-bf16 records lane by lane.
+// per warp; DSV41GEN_KV_ONLY_COALESCED_BF16 0 stores all-bf16 records lane by lane. The default,
+// every format on the register loop with the block-scaled ones keeping the next token's cos/sin
+// row in flight (DSV41GEN_KV_ONLY_COS_SIN_AHEAD 2), was the fastest per format in sweep 6 but
+// per-tensor fp8 at 16384 / 65536 tokens (benchmarks/results/rope_kv_kv_only_sweep6_h200.json).
 #ifndef DSV41GEN_KV_ONLY_PIPELINE
-#define DSV41GEN_KV_ONLY_PIPELINE 1
+#define DSV41GEN_KV_ONLY_PIPELINE 0
 #endif
 #ifndef DSV41GEN_KV_ONLY_STAGES
 #define DSV41GEN_KV_ONLY_STAGES 2
@@ -94,7 +97,7 @@ constexpr int kKvOnlyMinBlocks = kKvOnlyBlocksPerSm;
 // read two tokens ahead), so the current token's RoPE does not wait for a load issued just before;
 // 2: only for the block-scaled formats.
 #ifndef DSV41GEN_KV_ONLY_COS_SIN_AHEAD
-#define DSV41GEN_KV_ONLY_COS_SIN_AHEAD 0
+#define DSV41GEN_KV_ONLY_COS_SIN_AHEAD 2
 #endif
 // DSV41GEN_KV_ONLY_SHIFT_SLOTS 1: the register loops split a slot into (block, row in block) with
 // a shift and a mask where the block size is a power of two (as the pipeline does), instead of a
