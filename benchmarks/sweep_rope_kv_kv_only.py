@@ -113,6 +113,18 @@ CANDIDATES = {
         "-DDSV41GEN_KV_ONLY_PIPELINE=0",
         "-DDSV41GEN_KV_ONLY_WAVE_BLOCKS=3",
     ),
+    # since sweep 7 (the defaults: the ring and slot shifts for the block-scaled formats, every
+    # format on the register loop, 3 blocks per multiprocessor for the block-scaled formats from
+    # DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS): where the fewer blocks start to pay, and the kernels
+    # landed before sweep 7 (the block-scaled formats on the pipeline, no ring, no shifts)
+    "scaled_large_never": ("-DDSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS=0",),
+    "scaled_large_always": ("-DDSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS=1",),
+    "scaled_large_blocks2": ("-DDSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS=2",),
+    "before_sweep7": (
+        "-DDSV41GEN_KV_ONLY_PIPELINE=1",
+        "-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=0",
+        "-DDSV41GEN_KV_ONLY_SHIFT_SLOTS=0",
+    ),
 }
 TOKENS = (16384, 65536, 262144)
 CHECK_TOKENS = (1, 17, 31, 33, 1023, 1025, 4096, 65536, 262144)

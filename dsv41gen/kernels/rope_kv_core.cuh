@@ -101,9 +101,20 @@ constexpr int kKvOnlyMinBlocks = kKvOnlyBlocksPerSm;
 #endif
 // DSV41GEN_KV_ONLY_SHIFT_SLOTS 1: the register loops split a slot into (block, row in block) with
 // a shift and a mask where the block size is a power of two (as the pipeline does), instead of a
-// division per token.
+// division per token; 2: only for the block-scaled formats (sweep 7: +0.5-1.6 points of copy for
+// fp8_ds_mla and mxfp8 at 16384-65536 tokens, while bf16 lost 1.5-3.3 and per-tensor fp8 0.6-1.4
+// at 65536-262144; benchmarks/results/rope_kv_kv_only_sweep7_h200.json).
 #ifndef DSV41GEN_KV_ONLY_SHIFT_SLOTS
-#define DSV41GEN_KV_ONLY_SHIFT_SLOTS 0
+#define DSV41GEN_KV_ONLY_SHIFT_SLOTS 2
+#endif
+// From DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS tokens on (0: never), the block-scaled formats' KV-only
+// grid on the register loop is DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS blocks per multiprocessor
+// instead of every resident one (kv_only_blocks).
+#ifndef DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS
+#define DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS 131072
+#endif
+#ifndef DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS
+#define DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS 3
 #endif
 // Q + KV op schedules (benchmarks/sweep_rope_kv_qkv.py compares them on an H200,
 // benchmarks/results/rope_kv_qkv_sweep_h200.json). Every one keeps the spec's grid rule
@@ -592,7 +603,7 @@ __device__ __forceinline__ void store_bf16_row_coalesced(const RopeKvParams& p, 
 
 // A slot's (block, row in block): with block_shift >= 0 (a power-of-two block size, 1 <<
 // block_shift) a shift and a mask, else a division. block_size_shift gives the shift once per
-// warp; the register loops take it only with DSV41GEN_KV_ONLY_SHIFT_SLOTS (register_loop_shift).
+// warp; the register loops take it only as DSV41GEN_KV_ONLY_SHIFT_SLOTS says (register_loop_shift).
 struct SlotInBlock {
   int64_t block;
   int64_t in_block;
@@ -602,8 +613,11 @@ __device__ __forceinline__ int block_size_shift(const RopeKvParams& p) {
   return (p.cache_block_size & (p.cache_block_size - 1)) == 0 ? __ffs(p.cache_block_size) - 1 : -1;
 }
 
+template <CacheKind kCache>
 __device__ __forceinline__ int register_loop_shift(const RopeKvParams& p) {
-  return DSV41GEN_KV_ONLY_SHIFT_SLOTS ? block_size_shift(p) : -1;
+  constexpr bool kShift = DSV41GEN_KV_ONLY_SHIFT_SLOTS == 1 ||
+                          (DSV41GEN_KV_ONLY_SHIFT_SLOTS == 2 && CacheTraits<kCache>::kLanesPerScale > 0);
+  return kShift ? block_size_shift(p) : -1;
 }
 
 __device__ __forceinline__ SlotInBlock split_slot(const RopeKvParams& p, int64_t slot, int block_shift) {
@@ -650,7 +664,7 @@ __device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t
   if constexpr (CacheTraits<kCache>::kPerTensorScale) {
     divisor = fp8_divisor<CacheTraits<kCache>::kReciprocalScale>(p.fp8_scale);
   }
-  const int block_shift = register_loop_shift(p);
+  const int block_shift = register_loop_shift<kCache>(p);
   while (true) {
     float cos_v[kRopePairsPerLane];
     float sin_v[kRopePairsPerLane];
@@ -745,7 +759,7 @@ __device__ __forceinline__ void insert_kv_strided_ahead(const RopeKvParams& p, i
   if constexpr (CacheTraits<kCache>::kPerTensorScale) {
     divisor = fp8_divisor<CacheTraits<kCache>::kReciprocalScale>(p.fp8_scale);
   }
-  const int block_shift = register_loop_shift(p);
+  const int block_shift = register_loop_shift<kCache>(p);
   copy_cos_sin_async(p.cos_sin_cache + position * kRopeDim, lane, slot >= 0, ring[0]);
   int current = 0;  // ring row of this token
   while (true) {
@@ -802,12 +816,14 @@ constexpr bool kBulkCopies = true;
 #else
 constexpr bool kBulkCopies = false;  // no copy engine (or the host pass): the register loop
 #endif
+// The formats DSV41GEN_KV_ONLY_PIPELINE puts on the pipeline (known to the host pass too), and
+// those that run it: sm_90+ only.
 template <CacheKind kCache>
-constexpr bool kKvOnlyPipelined =
-    kBulkCopies && (DSV41GEN_KV_ONLY_PIPELINE == 2 ||
-                    (DSV41GEN_KV_ONLY_PIPELINE == 1 && CacheTraits<kCache>::kLanesPerScale > 0) ||
-                    (DSV41GEN_KV_ONLY_PIPELINE == 3 && CacheTraits<kCache>::kLanesPerScale > 0 &&
-                     CacheTraits<kCache>::kBf16Values > 0));
+constexpr bool kKvOnlyPipelineChosen =
+    DSV41GEN_KV_ONLY_PIPELINE == 2 || (DSV41GEN_KV_ONLY_PIPELINE == 1 && CacheTraits<kCache>::kLanesPerScale > 0) ||
+    (DSV41GEN_KV_ONLY_PIPELINE == 3 && CacheTraits<kCache>::kLanesPerScale > 0 && CacheTraits<kCache>::kBf16Values > 0);
+template <CacheKind kCache>
+constexpr bool kKvOnlyPipelined = kBulkCopies && kKvOnlyPipelineChosen<kCache>;
 static_assert(kRopePairsPerLane % 4 == 0, "cos/sin are moved as float4");
 
 // The KV-only kernels whose register loop keeps the next token's cos/sin row in flight
@@ -1276,19 +1292,34 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
 // Blocks of the KV-only warp-per-slot grid: one warp per token up to one full wave of resident
 // blocks (multiprocessors x resident blocks per multiprocessor, from the occupancy calculator),
 // never more; past that the warps stride over the tokens, each prefetching its next token.
-// The all-bf16 record (kFp8Lanes == 0) from DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS tokens on takes
-// DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS blocks per multiprocessor instead (3 of 4 resident): on an
-// H200 that ran 1.6-2.6 points of copy faster at 131072-262144 tokens and 1-2 points slower at
-// 32768-98304 (benchmarks/results/rope_kv_kv_only_sweep3_h200.json); the other formats lose
-// with it wherever graphs launch it back to back.
+// From a large token count on, some formats take fewer blocks per multiprocessor (fewer warps,
+// each over more tokens), as measured on an H200:
+// - the all-bf16 record (kFp8Lanes == 0), DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS (3 of 4 resident)
+//   from DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS: 1.6-2.6 points of copy faster at 131072-262144
+//   tokens and 1-2 points slower at 32768-98304 (benchmarks/results/rope_kv_kv_only_sweep3_h200.json);
+// - the block-scaled formats on the register loop, DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS from
+//   DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS: with the cos/sin ring, 1.3-2.2 points faster at 262144
+//   tokens and 6-8 slower at 16384-65536 (sweep 7). On the pipeline they lost with it wherever
+//   graphs launch it back to back (sweep 3), so it does not apply to the formats
+//   DSV41GEN_KV_ONLY_PIPELINE puts there (before sm_90 those run the register loop on the full
+//   wave).
+template <CacheKind kCache>
+constexpr int64_t kKvOnlyLargeTokens =
+    CacheTraits<kCache>::kFp8Lanes == 0 ? DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS
+    : CacheTraits<kCache>::kLanesPerScale > 0 && !kKvOnlyPipelineChosen<kCache> ? DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS
+                                                                                : 0;
+template <CacheKind kCache>
+constexpr int kKvOnlyLargeBlocks =
+    CacheTraits<kCache>::kFp8Lanes == 0 ? DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS : DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS;
+
 template <typename scalar_t, CacheKind kCache>
 cudaError_t kv_only_blocks(int64_t num_tokens, int64_t& blocks) {
   static const int blocks_per_sm = resident_blocks_per_sm(kv_only_strided_kernel<scalar_t, kCache>);
   int per_sm = blocks_per_sm;
   if (DSV41GEN_KV_ONLY_WAVE_BLOCKS > 0 && per_sm > DSV41GEN_KV_ONLY_WAVE_BLOCKS) per_sm = DSV41GEN_KV_ONLY_WAVE_BLOCKS;
-  if (CacheTraits<kCache>::kFp8Lanes == 0 && DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS > 0 &&
-      num_tokens >= DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS && per_sm > DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS) {
-    per_sm = DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS;
+  if (kKvOnlyLargeTokens<kCache> > 0 && num_tokens >= kKvOnlyLargeTokens<kCache> &&
+      per_sm > kKvOnlyLargeBlocks<kCache>) {
+    per_sm = kKvOnlyLargeBlocks<kCache>;
   }
   return one_wave_blocks(num_tokens, per_sm, blocks);
 }

@@ -217,11 +217,11 @@ def test_removing_a_value_from_the_spec_removes_its_kernels(
 
 
 def test_compare_sass_tells_the_switched_kernels_from_the_unchanged_ones():
-    """scripts/compare_sass.py, which the sixth KV-only sweep's landing argument rests on: the
-    default (the cos/sin ring for the block-scaled formats, every format on the register loop)
-    keeps the bf16 and per-tensor fp8 KV-only kernels of the build before it (no ring, the
-    block-scaled formats on the pipeline), and changes the fp8_ds_mla and mxfp8 ones (so the tool
-    does see a change); it exits 1 when any kernel differs."""
+    """scripts/compare_sass.py, which the KV-only sweeps' landing arguments rest on: the default
+    (the cos/sin ring and the slot shifts for the block-scaled formats, every format on the
+    register loop) keeps the bf16 and per-tensor fp8 KV-only kernels of the build before it (no
+    ring, no shifts, the block-scaled formats on the pipeline), and changes the fp8_ds_mla and
+    mxfp8 ones (so the tool does see a change); it exits 1 when any kernel differs."""
     source = REPO / "generated" / "deepseek_v4" / "csrc" / "deepseek_v41" / "rope_kv_inst_h0.cu"
     run = subprocess.run(
         [
@@ -230,7 +230,8 @@ def test_compare_sass_tells_the_switched_kernels_from_the_unchanged_ones():
             "--kernel",
             "kv_only_strided_kernelI13__nv_bfloat16",
             "--a-flags",
-            "-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=0 -DDSV41GEN_KV_ONLY_PIPELINE=1",
+            "-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=0 -DDSV41GEN_KV_ONLY_PIPELINE=1"
+            " -DDSV41GEN_KV_ONLY_SHIFT_SLOTS=0",
             str(source),
         ],
         capture_output=True,
