@@ -115,8 +115,9 @@ CANDIDATES = {
     ),
     # since sweep 7 (the defaults: the ring and slot shifts for the block-scaled formats, every
     # format on the register loop, 3 blocks per multiprocessor for the block-scaled formats from
-    # DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS): where the fewer blocks start to pay, and the kernels
-    # landed before sweep 7 (the block-scaled formats on the pipeline, no ring, no shifts)
+    # DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS, 131072 in sweep 8): where the fewer blocks start to
+    # pay, and the kernels landed before sweep 7 (the block-scaled formats on the pipeline, no
+    # ring, no shifts)
     "scaled_large_never": ("-DDSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS=0",),
     "scaled_large_always": ("-DDSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS=1",),
     "scaled_large_blocks2": ("-DDSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS=2",),

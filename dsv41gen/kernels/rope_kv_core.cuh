@@ -111,7 +111,7 @@ constexpr int kKvOnlyMinBlocks = kKvOnlyBlocksPerSm;
 // grid on the register loop is DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS blocks per multiprocessor
 // instead of every resident one (kv_only_blocks).
 #ifndef DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS
-#define DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS 131072
+#define DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS 196608
 #endif
 #ifndef DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS
 #define DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS 3
@@ -1297,9 +1297,11 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
 // - the all-bf16 record (kFp8Lanes == 0), DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS (3 of 4 resident)
 //   from DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS: 1.6-2.6 points of copy faster at 131072-262144
 //   tokens and 1-2 points slower at 32768-98304 (benchmarks/results/rope_kv_kv_only_sweep3_h200.json);
-// - the block-scaled formats on the register loop, DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS from
-//   DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS: with the cos/sin ring, 1.3-2.2 points faster at 262144
-//   tokens and 6-8 slower at 16384-65536 (sweep 7). On the pipeline they lost with it wherever
+// - the block-scaled formats on the register loop, DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS (3)
+//   from DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS (196608): with the cos/sin ring and the slot
+//   shifts, 0.8-2.4 points faster at 196608-262144 tokens, but 2.1-2.6 slower at 131072 and
+//   2.3-7.7 slower at 16384-98304; 2 blocks lost 8-11 points at 131072-262144
+//   (benchmarks/results/rope_kv_kv_only_sweep8_h200.json). On the pipeline they lost with it wherever
 //   graphs launch it back to back (sweep 3), so it does not apply to the formats
 //   DSV41GEN_KV_ONLY_PIPELINE puts there (before sm_90 those run the register loop on the full
 //   wave).
