@@ -420,6 +420,33 @@ def test_launches_allow_programmatic_serialization_on_sm90(ops, rope_kv_referenc
         assert threads == 256 and blocks > 0
 
 
+def test_kv_only_large_prefills_take_three_blocks_per_multiprocessor(ops, rope_kv_references):
+    """The KV-only grid from a large token count on (kv_only_blocks): 3 blocks per multiprocessor
+    for the all-bf16 record from 131072 tokens and for the block-scaled formats from 196608
+    (sweeps 3 and 8), one full wave of resident blocks for per-tensor fp8 at any size and for
+    the block-scaled formats at 131072. Read back from what the launches were given."""
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    blocks = {}
+    for fmt in FORMATS_V41:
+        for num_tokens in (131072, 196608):
+            case = Case(rope_kv_references[V41], fmt, torch.bfloat16, num_tokens, 0, True, seed=5)
+            case.run(ops[V41])
+            torch.cuda.synchronize()
+            blocks[fmt, num_tokens] = ops[V41]._debug_last_launch()[1]
+    full_wave = blocks["fp8", 131072]
+    assert full_wave > 3 * sms and full_wave % sms == 0, blocks
+    assert blocks == {
+        ("fp8_ds_mla", 131072): full_wave,
+        ("fp8_ds_mla", 196608): 3 * sms,
+        ("mxfp8", 131072): full_wave,
+        ("mxfp8", 196608): 3 * sms,
+        ("bf16", 131072): 3 * sms,
+        ("bf16", 196608): 3 * sms,
+        ("fp8", 131072): full_wave,
+        ("fp8", 196608): full_wave,
+    }
+
+
 def test_q_op_below_the_cutoff_strides_over_one_wave(ops, rope_kv_references, grid):
     """Below num_token_cutoff the grid rule picks the warp-per-slot grid; with Q heads it is laid
     out as one wave of resident blocks whose warps stride over the (token, slot) items
