@@ -423,27 +423,31 @@ def test_launches_allow_programmatic_serialization_on_sm90(ops, rope_kv_referenc
 def test_kv_only_large_prefills_take_three_blocks_per_multiprocessor(ops, rope_kv_references):
     """The KV-only grid from a large token count on (kv_only_blocks): 3 blocks per multiprocessor
     for the all-bf16 record from 131072 tokens and for the block-scaled formats from 196608
-    (sweeps 3 and 8), one full wave of resident blocks for per-tensor fp8 at any size and for
-    the block-scaled formats at 131072. Read back from what the launches were given."""
+    (sweeps 3 and 8), one full wave of resident blocks below those and for per-tensor fp8 at any
+    size. The count is the slot_mapping's length (the rows the op writes), one below and at each
+    threshold; read back from what the launches were given."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+    sizes = (131071, 131072, 196607, 196608)
     blocks = {}
     for fmt in FORMATS_V41:
-        for num_tokens in (131072, 196608):
-            case = Case(rope_kv_references[V41], fmt, torch.bfloat16, num_tokens, 0, True, seed=5)
+        for num_tokens in sizes:
+            case = Case(
+                rope_kv_references[V41], fmt, torch.bfloat16, num_tokens, 0, True, 5, pad_rows=0
+            )
             case.run(ops[V41])
             torch.cuda.synchronize()
             blocks[fmt, num_tokens] = ops[V41]._debug_last_launch()[1]
-    full_wave = blocks["fp8", 131072]
+    full_wave = blocks["fp8", 131071]
     assert full_wave > 3 * sms and full_wave % sms == 0, blocks
+    three = 3 * sms
     assert blocks == {
-        ("fp8_ds_mla", 131072): full_wave,
-        ("fp8_ds_mla", 196608): 3 * sms,
-        ("mxfp8", 131072): full_wave,
-        ("mxfp8", 196608): 3 * sms,
-        ("bf16", 131072): 3 * sms,
-        ("bf16", 196608): 3 * sms,
-        ("fp8", 131072): full_wave,
-        ("fp8", 196608): full_wave,
+        **{("fp8", n): full_wave for n in sizes},
+        **{("bf16", n): full_wave if n < 131072 else three for n in sizes},
+        **{
+            (f, n): full_wave if n < 196608 else three
+            for f in ("fp8_ds_mla", "mxfp8")
+            for n in sizes
+        },
     }
 
 
