@@ -42,7 +42,8 @@ constexpr unsigned kFullMask = 0xffffffffu;
 // per warp; DSV41GEN_KV_ONLY_COALESCED_BF16 0 stores all-bf16 records lane by lane. The default,
 // every format on the register loop with the block-scaled ones keeping the next token's cos/sin
 // row in flight (DSV41GEN_KV_ONLY_COS_SIN_AHEAD 2), was the fastest per format in sweep 6 but
-// per-tensor fp8 at 16384 / 65536 tokens (benchmarks/results/rope_kv_kv_only_sweep6_h200.json).
+// per-tensor fp8 at 16384 / 65536 tokens (benchmarks/results/rope_kv_kv_only_sweep6_h200.json);
+// sweeps 7 and 8 added the slot shifts and the large-prefill grid below to it.
 #ifndef DSV41GEN_KV_ONLY_PIPELINE
 #define DSV41GEN_KV_ONLY_PIPELINE 0
 #endif
@@ -102,7 +103,7 @@ constexpr int kKvOnlyMinBlocks = kKvOnlyBlocksPerSm;
 // DSV41GEN_KV_ONLY_SHIFT_SLOTS 1: the register loops split a slot into (block, row in block) with
 // a shift and a mask where the block size is a power of two (as the pipeline does), instead of a
 // division per token; 2: only for the block-scaled formats (sweep 7: +0.5-1.6 points of copy for
-// fp8_ds_mla and mxfp8 at 16384-65536 tokens, while bf16 lost 1.5-3.3 and per-tensor fp8 0.6-1.4
+// fp8_ds_mla and mxfp8 at 16384-65536 tokens, while bf16 lost 1.4-3.3 and per-tensor fp8 0.6-1.4
 // at 65536-262144; benchmarks/results/rope_kv_kv_only_sweep7_h200.json).
 #ifndef DSV41GEN_KV_ONLY_SHIFT_SLOTS
 #define DSV41GEN_KV_ONLY_SHIFT_SLOTS 2
@@ -807,9 +808,10 @@ __device__ __forceinline__ void insert_kv_strided_ahead(const RopeKvParams& p, i
 // engine (cp.async.bulk, one instruction per row), completing on the stage's mbarrier,
 // kKvOnlyStages - 1 tokens ahead of the one being rotated and stored. The slots and positions of
 // 32 tokens at a time are read by one load per lane (lane j: the warp's j-th next token) and
-// broadcast by shuffles, so no token waits for its index loads. Used for the block-scaled
-// formats (kKvOnlyPipelined), whose amax and scale packing the extra tokens in flight hide; the
-// others keep the register loop (insert_kv_strided), which measured as fast or faster for them.
+// broadcast by shuffles, so no token waits for its index loads. Used for the formats
+// DSV41GEN_KV_ONLY_PIPELINE names (kKvOnlyPipelined): by default none since sweep 7, where the
+// register loop with the cos/sin ring (insert_kv_strided_ahead) ran the block-scaled formats
+// faster; it was their kernel before.
 constexpr int kKvOnlyStages = DSV41GEN_KV_ONLY_STAGES;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 constexpr bool kBulkCopies = true;
@@ -1300,7 +1302,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
 // - the block-scaled formats on the register loop, DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS (3)
 //   from DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS (196608): with the cos/sin ring and the slot
 //   shifts, 0.8-2.4 points faster at 196608-262144 tokens, but 2.1-2.6 slower at 131072 and
-//   2.3-7.7 slower at 16384-98304; 2 blocks lost 8-11 points at 131072-262144
+//   2.4-7.7 slower at 16384-98304; 2 blocks lost 7-11 points against 3 at 131072-262144
 //   (benchmarks/results/rope_kv_kv_only_sweep8_h200.json). On the pipeline they lost with it wherever
 //   graphs launch it back to back (sweep 3), so it does not apply to the formats
 //   DSV41GEN_KV_ONLY_PIPELINE puts there (before sm_90 those run the register loop on the full
