@@ -1,7 +1,15 @@
-"""The pre-commit hook, run by pre-commit itself on a temporary repository."""
+"""The pre-commit hook, run by pre-commit itself on a temporary repository.
+
+The consumer repository pins the hook repository the way the README shows (a commit SHA in its
+committed .pre-commit-config.yaml) and runs `pre-commit run HOOK --all-files`. Every run shares
+one pre-commit home (the store), so the hook's environment is installed once for this file, as
+a consumer's machine installs it once: `pre-commit try-repo` made a new store, and so a new
+environment, for each of its 5 runs.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -29,60 +37,56 @@ def hook_source(tmp_path_factory):
     return source
 
 
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory):
+    """One store for every run of this file: the hook's environment is built by the first."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def pre_commit(consumer, home, hook: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", hook, "--all-files"],
+        cwd=consumer,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PRE_COMMIT_HOME": str(home)},
+    )
+
+
 @pytest.fixture
-def consumer(tmp_path):
+def consumer(tmp_path, hook_source):
     root = tmp_path / "consumer"
     copy_specs(root / "specs")
     result = run_cli(root, "build")
     assert result.returncode == 0, result.stderr
+    rev = git(hook_source, "rev-parse", "HEAD").strip()
+    (root / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {hook_source}\n    rev: {rev}\n    hooks:\n"
+        "      - id: dsv41gen-build\n      - id: dsv41gen-check\n"
+    )
     git(root, "init", "-q", "-b", "main")
     git(root, "add", ".")
     git(root, "commit", "-q", "-m", "specs and generated wiring")
     return root
 
 
-def test_hook_passes_on_a_fresh_build_and_fails_on_a_stale_one(hook_source, consumer, tmp_path):
-    env_home = tmp_path / "pre-commit-home"
-    run = lambda: subprocess.run(  # noqa: E731
-        [
-            sys.executable,
-            "-m",
-            "pre_commit",
-            "try-repo",
-            str(hook_source),
-            "dsv41gen-check",
-            "--all-files",
-        ],
-        cwd=consumer,
-        capture_output=True,
-        text=True,
-        check=False,
-        env={**__import__("os").environ, "PRE_COMMIT_HOME": str(env_home)},
-    )
-    clean = run()
+def test_hook_passes_on_a_fresh_build_and_fails_on_a_stale_one(consumer, pre_commit_home):
+    clean = pre_commit(consumer, pre_commit_home, "dsv41gen-check")
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "Passed" in clean.stdout
 
     spec = consumer / "specs" / "deepseek_v41.yaml"
     spec.write_text(spec.read_text().replace("        sm90: [64]\n", "        sm90: [32]\n"))
-    stale = run()
+    stale = pre_commit(consumer, pre_commit_home, "dsv41gen-check")
     assert stale.returncode == 1, stale.stdout + stale.stderr
     assert "Failed" in stale.stdout
     assert "stale" in stale.stdout
 
 
-def test_fixer_hook_regenerates_and_the_next_run_passes(hook_source, consumer, tmp_path):
-    env_home = tmp_path / "pre-commit-home"
-
+def test_fixer_hook_regenerates_and_the_next_run_passes(consumer, pre_commit_home):
     def run(hook: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "pre_commit", "try-repo", str(hook_source), hook, "--all-files"],
-            cwd=consumer,
-            capture_output=True,
-            text=True,
-            check=False,
-            env={**__import__("os").environ, "PRE_COMMIT_HOME": str(env_home)},
-        )
+        return pre_commit(consumer, pre_commit_home, hook)
 
     spec = consumer / "specs" / "deepseek_v41.yaml"
     spec.write_text(spec.read_text().replace("        sm90: [64]\n", "        sm90: [32]\n"))
