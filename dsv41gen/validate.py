@@ -73,7 +73,14 @@ def schema() -> dict:
 def _validator():
     import jsonschema  # imported here: a no-op rebuild never needs it
 
-    return jsonschema.Draft202012Validator(schema())
+    # JSON Schema counts 8.0 as an integer; the generated code would then print it as one
+    # (`{0, 8.0}` in a C++ int array, BLOCK_SIZE=8.0 in Triton, range(8.0)): an integer field
+    # takes an int only.
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
+    )
+    return jsonschema.validators.extend(base, type_checker=checker)(schema())
 
 
 def _type_name(value: object) -> str:
@@ -180,10 +187,17 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
                 else [error.validator_value]
             )
             words = " or ".join(_TYPE_WORDS.get(w, w) for w in wanted)
+            whole = (
+                f"; write it without the fraction ({_number(int(error.instance))})"
+                if "integer" in wanted
+                and isinstance(error.instance, float)
+                and error.instance.is_integer()
+                else ""
+            )
             diagnostics.add(
                 spec.where(path),
                 dotted(path),
-                f"expected {words}, got {_type_name(error.instance)} ({error.instance!r})",
+                f"expected {words}, got {_type_name(error.instance)} ({error.instance!r}){whole}",
             )
         elif kind == "pattern":
             diagnostics.add(

@@ -343,3 +343,74 @@ def test_inherited_texts_cannot_grow_a_generated_file_past_the_reader_limit(spec
     assert f"more than the {MAX_GENERATED_BYTES}-byte limit" in result.stderr
     assert "deepseek_v4/kv_cache.py" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+# --- an integer field takes integers only ---------------------------------------------------
+# JSON Schema calls 8.0 an integer, and the values went through as floats: `default: 1.0` was
+# exit 70 (range() of a float), `num_heads_q_padded: [0, 8.0, ...]` generated the C++
+# `kNumHeadsQPadded[] = {0, 8.0, ...}` (a narrowing error), `block_size: 32.0` gave Triton
+# BLOCK_SIZE=32.0, and `threads_per_block: 256.0` printed `256.0f` into a constexpr int.
+
+
+@pytest.mark.parametrize(
+    "old, new, field, shown",
+    [
+        (
+            "default: 1}",
+            "default: 1.0}",
+            "checkpoint.weight_sets.classic_mtp.stage_count.default",
+            "1.0",
+        ),
+        (
+            "num_heads_q_padded: [0, 8,",
+            "num_heads_q_padded: [0, 8.0,",
+            "kernels.rope_kv_insert.num_heads_q_padded.1",
+            "8.0",
+        ),
+        (
+            "threads_per_block: 256",
+            "threads_per_block: 256.0",
+            "kernels.rope_kv_insert.threads_per_block",
+            "256.0",
+        ),
+        ("    block_size: 32\n", "    block_size: 32.0\n", "quantization.mxfp8.block_size", "32.0"),
+        (
+            "warn_above: 1 #",
+            "warn_above: 1.0 #",
+            "speculative.methods.mtp.num_speculative_tokens.warn_above",
+            "1.0",
+        ),
+        (
+            "compress_ratios: [0, 1, 4, 128]",
+            "compress_ratios: [0, 1.0, 4, 128]",
+            "kv_cache.compress_ratios.1",
+            "1.0",
+        ),
+    ],
+    ids=[
+        "stage_count_default",
+        "num_heads_q_padded",
+        "threads_per_block",
+        "mx_block_size",
+        "warn_above",
+        "compress_ratio",
+    ],
+)
+def test_a_whole_float_in_an_integer_field_is_a_located_error(
+    specs_copy, run_cli, tmp_path, old, new, field, shown
+):
+    edit(specs_copy / V4, old, new)
+    needle = new.strip().split("\n")[0]
+    line = next(
+        i for i, text in enumerate((specs_copy / V4).read_text().splitlines(), 1) if needle in text
+    )
+    result = run_cli("build", f"specs/{V4}", "--out", "out")
+    assert result.rc == 1, result.output
+    errors = result.stderr.splitlines()
+    assert errors[-1] == _SUMMARY_1, result.stderr
+    assert errors[0].startswith(f"specs/{V4}:{line}:"), errors[0]
+    assert errors[0].endswith(
+        f": {field}: expected an integer, got a number ({shown}); write it without the "
+        f"fraction ({shown[:-2]})"
+    ), errors[0]
+    assert not (tmp_path / "out").exists()
