@@ -278,6 +278,16 @@ def load_families(
         spec = resolver.resolve(path)
         if spec is not None:
             resolved[path] = spec
+    # An ancestor is a member of its family wherever `extends` found it: one below the spec
+    # directory (or not named *.yaml) is no sibling the glob sees, and a family planned
+    # without its root is a bug, not a smaller family.
+    for spec in list(resolved.values()):
+        for doc in spec.lineage[:-1]:
+            if doc.path not in resolved:
+                ancestor = resolver.resolve(doc.path)
+                if ancestor is not None:
+                    resolved[doc.path] = ancestor
+                    discovered.append(doc.path)
     # Ancestors first: validate_spec reports an error a child merely inherits only once.
     for spec in sorted(resolved.values(), key=lambda s: len(s.lineage)):
         validate_spec(spec, diagnostics)

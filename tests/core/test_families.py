@@ -123,3 +123,47 @@ def test_identity_shared_with_another_family_is_an_error(specs_copy, run_cli, ke
     )
     assert f"specs/other.yaml:{line}:3: {field}: " in result.stderr
     assert f"is also used by specs/{V4}, another family" in result.stderr
+
+
+def _parent_in_a_subdirectory(specs: Path, parent: str) -> None:
+    """V4.1 extends `parent` (below specs/, or not named *.yaml): a place `extends` allows
+    but the sibling glob does not look at."""
+    (specs / parent).parent.mkdir(parents=True, exist_ok=True)
+    (specs / V4).rename(specs / parent)
+    v41 = specs / V41
+    v41.write_text(
+        v41.read_text(encoding="utf-8").replace(f"extends: {V4}", f"extends: {parent}"),
+        encoding="utf-8",
+    )
+
+
+@pytest.mark.parametrize("parent", ["base/deepseek_v4.yaml", "deepseek_v4.spec"])
+def test_a_parent_the_sibling_glob_does_not_see_is_still_in_the_family(
+    specs_copy, run_cli, tmp_path, parent
+):
+    """The ancestors of a named spec are members of its family wherever `extends` finds them:
+    a parent below the spec directory was left out of the family (its child was planned as the
+    root without it: exit 70), unless it was named on the command line too."""
+    _parent_in_a_subdirectory(specs_copy, parent)
+    alone = run_cli("build", f"specs/{V41}", "--out", "alone")
+    assert alone.rc == 0, alone.output
+    both = run_cli("build", f"specs/{V41}", f"specs/{parent}", "--out", "both")
+    assert both.rc == 0, both.output
+    assert tree_bytes(tmp_path / "alone") == tree_bytes(tmp_path / "both")
+    assert "deepseek_v4" in (tmp_path / "alone/deepseek_v4/registry.py").read_text()
+    check = run_cli("check", f"specs/{V41}", "--out", "alone")
+    assert check.rc == 0, check.output
+
+
+def test_a_parent_outside_the_glob_named_like_a_root_beside_it_is_an_identity_clash(
+    specs_copy, run_cli
+):
+    """A copy of the root under another name, extended by the child: two roots of one name,
+    reported as such (it was exit 70: the copy was no member of any family)."""
+    (specs_copy / "base.spec").write_bytes((specs_copy / V4).read_bytes())
+    edit_v41 = specs_copy / V41
+    edit_v41.write_text(edit_v41.read_text().replace(f"extends: {V4}", "extends: base.spec"))
+    result = run_cli("build", f"specs/{V41}", "--out", "out")
+    assert result.rc == 1, result.output
+    assert "internal error" not in result.stderr
+    assert "variant.name: 'deepseek_v4' is also used by specs/" in result.stderr, result.stderr
