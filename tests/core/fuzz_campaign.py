@@ -19,7 +19,12 @@ unmutated specs. The verdict of a case is one of:
 Cost: a build spends most of its time in the formatters and in fsync. The campaign memoises
 ruff format / clang-format per (file, text, settings), which is exact (both format a file on
 its own), and makes fsync a no-op (durability is not what a fuzz case judges; the crash tests
-do). Everything else is the real pipeline.
+do). Everything else is the real pipeline. A case whose mutated spec texts are those of a
+case already judged (655 of 10,000: the same key deleted, the same `!delete` placed, the same
+line dedented again) takes that case's verdict instead of building again: every case starts
+from the same tree (a built case's tree is restored, a rejected one must leave it untouched),
+so the same texts are the same build; its built output is the earlier case's, linted and
+imported once. The workers share the verdicts through files named by the texts' digest.
 
 Runs from the test suite (a quick profile) and as a script:
 
@@ -327,6 +332,7 @@ class CaseResult:
     mutations: list[str]
     detail: str = ""
     outputs: dict[str, str] = field(default_factory=dict)  # rel path -> text, for built cases
+    repeat_of: int | None = None  # the earlier case with the same mutated texts (not rebuilt)
 
 
 @contextlib.contextmanager
@@ -367,10 +373,11 @@ def _fast_build():
 class Workspace:
     """One worker's directory: the specs to mutate, and an output tree built from the real ones."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, judged: Path):
         from click.testing import CliRunner
 
         self.root = root
+        self.judged = judged  # the campaign's verdicts by input digest (see the docstring)
         self.specs = root / "specs"
         self.out = root / "out"
         self.pristine = root / "pristine"
@@ -402,11 +409,20 @@ class Workspace:
     def run(self, index: int, seed: int) -> CaseResult:
         rng = random.Random(f"{seed}:{index}")
         texts, applied = mutate(self.texts, rng)
+        key = _digest(*[f"{name}\0{text}" for name, text in sorted(texts.items())])
+        judged = self.judged / key
+        if judged.is_file():
+            first, verdict, detail = json.loads(judged.read_text(encoding="utf-8"))
+            return CaseResult(index, verdict, applied, detail, repeat_of=first)
         self._write_specs(texts)
         result = self._build()
         verdict, detail, outputs = self._judge(result)
         if verdict != "rejected" or _tree_state(self.out) != self.state:
             self._restore()
+        # written whole, then renamed: the other worker reads a verdict whole or not at all
+        part = self.judged / f"{key}.{os.getpid()}.part"
+        part.write_text(json.dumps([index, verdict, detail]), encoding="utf-8")
+        os.replace(part, judged)
         return CaseResult(index, verdict, applied, detail, outputs)
 
     def _judge(self, result) -> tuple[str, str, dict[str, str]]:
@@ -477,7 +493,7 @@ def _run_chunk(args: tuple[list[int], int, str]) -> list[CaseResult]:
     indices, seed, tmp = args
     results = []
     with tempfile.TemporaryDirectory(prefix="dsv41gen-fuzz-", dir=tmp) as root, _fast_build():
-        workspace = Workspace(Path(root))
+        workspace = Workspace(Path(root), Path(tmp) / "judged")
         for index in indices:
             results.append(workspace.run(index, seed))
     return results
@@ -583,6 +599,7 @@ class Campaign:
     distinct_outputs: int
     ruff_checked_files: int
     import_checked_packages: int
+    repeated_inputs: int
     seconds: float
     cpu_seconds: float
 
@@ -600,6 +617,7 @@ class Campaign:
             "distinct_successful_outputs": self.distinct_outputs,
             "ruff_checked_distinct_files": self.ruff_checked_files,
             "import_checked_distinct_packages": self.import_checked_packages,
+            "cases_repeating_an_earlier_cases_input": self.repeated_inputs,
             "seconds": round(self.seconds, 1),
             "cpu_seconds": round(self.cpu_seconds, 1),
             "workers": workers,
@@ -637,6 +655,7 @@ def run_campaign(
     given)."""
     start, cpu_start = time.monotonic(), _cpu_seconds()
     with tempfile.TemporaryDirectory(prefix="dsv41gen-campaign-") as tmp:
+        (Path(tmp) / "judged").mkdir()
         if workers == 1:
             results = _run_chunk((list(range(cases)), seed, tmp))
         else:
@@ -660,8 +679,8 @@ def run_campaign(
         owner: dict[str, list[CaseResult]] = {}
         file_owner: dict[str, CaseResult] = {}
         for r in results:
-            if r.verdict != "built":
-                continue
+            if r.verdict != "built" or r.repeat_of is not None:
+                continue  # a repeat's output is its first case's
             package = {rel: text for rel, text in r.outputs.items() if "/tests/" not in rel}
             digest = _digest(*[f"{rel}\0{text}" for rel, text in sorted(package.items())])
             packages.setdefault(digest, package)
@@ -691,6 +710,7 @@ def run_campaign(
         len(packages),
         len(files),
         len(chosen),
+        sum(r.repeat_of is not None for r in results),
         time.monotonic() - start,
         _cpu_seconds() - cpu_start,
     )
