@@ -3,14 +3,17 @@
 Safe loading only: the YAML is composed into nodes by PyYAML's safe composer and converted here,
 so no tag can construct a Python object. On top of PyYAML this rejects what it lets through:
 duplicate keys (PyYAML keeps the last one silently), alias bombs (a few lines that expand to
-millions of nodes) and unknown tags. The one custom tag is ``!delete``, which a child spec uses
+millions of nodes), unknown tags, and text a screen shows differently than YAML reads it
+(hidden line breaks, bidi controls in comments). The one custom tag is ``!delete``, which a child spec uses
 to remove something its parent has.
 """
 
 from __future__ import annotations
 
+import bisect
 import os
 import stat
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -226,6 +229,111 @@ def _tag_message(tag: str) -> str:
     return f"unsupported YAML tag {shown!r}; the only tag a spec may use is `!delete`"
 
 
+# What a reviewer's screen does not show as YAML reads it. YAML breaks lines at NEL, U+2028,
+# U+2029 and a lone CR, which editors, terminals and code review draw inside one line: a
+# comment holding one hides the YAML after it (`# note<U+2028>  Evil: {module: os}` reads as
+# a comment and registers an architecture). Bidi and other format or control characters
+# reorder or hide what is shown (Trojan Source, CVE-2021-42574). Inside a string value
+# validation reports them at the field; anywhere else (comments, between values) the loader
+# does, at the character, before YAML reads the text.
+_HIDDEN_BREAKS = {"\x85", "\u2028", "\u2029"}
+_HIDDEN_CATEGORIES = {"Cc", "Cf", "Zl", "Zp", "Cs"}
+MAX_HIDDEN_REPORTED = 20
+_CONTROL_NAMES = {
+    "\x00": "NUL",
+    "\x1b": "ESCAPE",
+    "\x7f": "DELETE",
+    "\x85": "NEXT LINE",
+    "\r": "CR",
+}
+
+
+def _hidden_characters(text: str) -> list[tuple[int, str, bool]]:
+    """(index, character, breaks a line for YAML) of every character a screen hides, except a
+    leading BOM, tabs, line feeds and the CR of a CRLF."""
+    found = []
+    for index, ch in enumerate(text):
+        if ch.isprintable() or ch in "\t\n":
+            continue
+        if ch == "\r":
+            if text[index + 1 : index + 2] != "\n":
+                found.append((index, ch, True))
+            continue
+        if ch == "\ufeff" and index == 0:
+            continue
+        if ch in _HIDDEN_BREAKS:
+            found.append((index, ch, True))
+        elif unicodedata.category(ch) in _HIDDEN_CATEGORIES:
+            found.append((index, ch, False))
+    return found
+
+
+def _unreadable(ch: str) -> bool:
+    """A character YAML reads nowhere, not even in a quoted string (NUL, ESC, DEL, C1
+    controls): its own error would be located at the file's first line."""
+    return unicodedata.category(ch) in ("Cc", "Cs") and ch not in "\t\n\r\x85"
+
+
+def _scalar_spans(root: yaml.Node) -> list[tuple[int, int]]:
+    """[start, end) character spans of the document's scalars (keys and values); each node
+    once, however many aliases name it."""
+    spans, stack, seen = [], [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.ScalarNode):
+            spans.append((node.start_mark.index, node.end_mark.index))
+        elif isinstance(node, yaml.MappingNode):
+            stack.extend(part for pair in node.value for part in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+    return sorted(spans)
+
+
+def _report_hidden(
+    file: str, text: str, found: list[tuple[int, str, bool]], diagnostics: Diagnostics
+) -> None:
+    """One located error per hidden character (at most MAX_HIDDEN_REPORTED, then a count).
+    Lines and columns are counted as git, grep and review tools count them: at line feeds."""
+    for index, ch, breaks in found[:MAX_HIDDEN_REPORTED]:
+        line = text.count("\n", 0, index) + 1
+        column = index - (text.rfind("\n", 0, index) + 1) + 1
+        name = _CONTROL_NAMES.get(ch) or unicodedata.name(ch, "a control character")
+        shown = f"U+{ord(ch):04X} ({name})"
+        if ch == "\r":
+            why = (
+                "a carriage return without a line feed: YAML starts a new line there, a "
+                "terminal or review tool shows none; use LF or CRLF line endings"
+            )
+        elif _unreadable(ch):
+            why = f"{shown} is a control character, which YAML reads nowhere in a spec; delete it"
+        elif breaks:
+            why = (
+                f"{shown} is a line break to YAML but not to editors and review tools, so what "
+                "follows it is read as YAML while it is shown on this line; use a plain newline "
+                "or delete it"
+            )
+        else:
+            why = (
+                f"{shown}, outside any string value (in a comment?): a control, bidi or "
+                "invisible format character makes a screen show something else than YAML "
+                "reads; delete it"
+            )
+        diagnostics.add(Location(file, line, column), "", why)
+    if len(found) > MAX_HIDDEN_REPORTED:
+        index = found[MAX_HIDDEN_REPORTED][0]
+        diagnostics.add(
+            Location(
+                file, text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
+            ),
+            "",
+            f"{len(found) - MAX_HIDDEN_REPORTED} more control, bidi or line-separator "
+            "characters from here on; delete them",
+        )
+
+
 class SpecReadError(Exception):
     """A spec file that cannot be read safely: not a regular file, too large, or a symlink that
     leaves the directory the spec must stay in."""
@@ -295,6 +403,19 @@ def load_document(
     except UnicodeDecodeError as exc:
         diagnostics.add(Location(file, 1, 1), "", f"spec is not UTF-8 text (byte {exc.start})")
         return None
+    if "\r" in text and "\n" not in text:
+        diagnostics.add(
+            Location(file, 1, 1),
+            "",
+            "the file has CR line endings, which terminals and review tools show as one line; "
+            "use LF or CRLF line endings",
+        )
+        return None
+    hidden = _hidden_characters(text)
+    breaks = [h for h in hidden if h[1] in _HIDDEN_BREAKS or h[1] == "\r" or _unreadable(h[1])]
+    if breaks:  # YAML would read another document than the one shown: do not parse it
+        _report_hidden(file, text, breaks, diagnostics)
+        return None
     try:
         nodes = list(yaml.compose_all(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
@@ -321,6 +442,20 @@ def load_document(
             Location(file, 1, 1), "", "a spec file holds exactly one YAML document (a mapping)"
         )
         return None
+    if hidden:  # those inside a string value are validation's, reported at their field
+        spans = _scalar_spans(nodes[0])
+        starts = [start for start, _ in spans]
+        outside = [
+            h
+            for h in hidden
+            if not (
+                (at := bisect.bisect_right(starts, h[0]) - 1) >= 0
+                and spans[at][0] <= h[0] < spans[at][1]
+            )
+        ]
+        if outside:
+            _report_hidden(file, text, outside, diagnostics)
+            return None
     converter = _Converter(file, diagnostics)
     data = converter.convert(nodes[0], ())
     if not isinstance(data, dict):
