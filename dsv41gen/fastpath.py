@@ -120,7 +120,7 @@ def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] |
         if manifest is None:
             return None
         header = read_header(manifest)
-        if header is None or header.inputs != inputs_hash(members):
+        if header is None or header.inputs != inputs_hash(members, out_dir):
             return None
         lines = body_of(manifest).splitlines()
         if lines[:2] != [f"generator {generator_hash()}", f"formatters {formatters}"]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from . import __version__
@@ -42,15 +43,27 @@ def _tree_files(root: Path, pattern: str) -> list[Path]:
     return sorted(p for p in root.rglob(pattern) if p.is_file() and "__pycache__" not in p.parts)
 
 
-def inputs_hash(spec_paths: list[Path]) -> str:
-    """Specs (by content, in name order), templates, the schema and the generator version.
+def spec_display(path: Path, out_dir: Path) -> str:
+    """A spec's name in headers: relative to the output directory's parent, so it is the same
+    on every machine and checkout."""
+    try:
+        return os.path.relpath(path, out_dir.resolve().parent).replace(os.sep, "/")
+    except ValueError:  # another drive on Windows
+        return path.name
 
-    The generator's own code is represented by its version, not hashed: a refactoring that
-    changes no output must not restamp every generated file. Output that does change is still
-    caught, since `check` compares whole files."""
+
+def inputs_hash(spec_paths: list[Path], out_dir: Path) -> str:
+    """Specs (by content, under the names the headers give them), templates, the schema and
+    the generator version.
+
+    A spec's name is the one every header prints (relative to the output directory's parent):
+    moving the spec directory, or the output directory, changes every file, so it must change
+    the hash the no-op fast path compares. The generator's own code is represented by its
+    version, not hashed: a refactoring that changes no output must not restamp every generated
+    file. Output that does change is still caught, since `check` compares whole files."""
     parts: list[bytes] = [__version__.encode()]
-    for path in sorted(spec_paths, key=lambda p: p.name):
-        parts += [path.name.encode(), path.read_bytes()]
+    for name, path in sorted((spec_display(p, out_dir), p) for p in spec_paths):
+        parts += [name.encode(), path.read_bytes()]
     templates = templates_dir()
     for path in _tree_files(templates, "*.j2"):
         parts += [path.relative_to(templates).as_posix().encode(), path.read_bytes()]

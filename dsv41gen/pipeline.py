@@ -11,7 +11,6 @@ of a family, so building one variant must see its siblings.
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -348,15 +347,6 @@ class BuildResult:
     files: dict[str, str]
 
 
-def _spec_display(path: Path, base: Path) -> str:
-    """A spec's name in headers: relative to the output directory's parent, so it is the same
-    on every machine and checkout."""
-    try:
-        return os.path.relpath(path, base.resolve()).replace(os.sep, "/")
-    except ValueError:
-        return path.name
-
-
 def _spec_files_of(lineage: dict[str, set[str]], output) -> tuple[str, ...]:
     """The specs a planned file comes from: its variants' lineages, or the whole family."""
     names = output.variants or tuple(lineage)
@@ -390,7 +380,7 @@ def build_texts(
     """load -> resolve -> validate -> model -> plan -> render, for every family named."""
     from .fastpath import MANIFEST, manifest_body
     from .format import FormatSettings
-    from .inputs import inputs_hash
+    from .inputs import inputs_hash, spec_display
     from .plan import plan_family
     from .plan.sources import SourceMap
     from .render import render_files
@@ -402,10 +392,9 @@ def build_texts(
         family = inputs.family
         sources = SourceMap(family)
         plan = plan_family(family, sources)
-        base = out_dir.resolve().parent
         # A file of one variant names that variant's lineage, a family-wide file every spec.
         lineage = {
-            v.name: {_spec_display(doc.path, base) for doc in s.lineage}
+            v.name: {spec_display(doc.path, out_dir) for doc in s.lineage}
             for v, s in zip(family.variants, inputs.specs)
         }
         spec_files = tuple(sorted(set().union(*lineage.values())))
@@ -418,7 +407,7 @@ def build_texts(
         _refuse_oversized(files, inputs)
         # The MANIFEST is the family's one stamp of its inputs (the other headers carry only
         # their own content hash, so an edit rewrites only the files whose text changes).
-        digest = inputs_hash([s.document.path for s in inputs.specs])
+        digest = inputs_hash([s.document.path for s in inputs.specs], out_dir)
         manifest = manifest_body(files, family.name, settings.fingerprint())
         files[f"{family.name}/{MANIFEST}"] = (
             make_header(
