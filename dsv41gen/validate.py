@@ -1511,12 +1511,49 @@ def _name_clash(name: str, *, module_names: frozenset[str] = frozenset()) -> str
     return None
 
 
+# Modules Python imports by itself from sys.path at start-up (site): a generated package of
+# that name would run at every interpreter start of whoever puts the output directory there.
+_STARTUP_MODULES = frozenset({"sitecustomize", "usercustomize"})
+_IMPORTS = re.compile(
+    r"^\s*from ([A-Za-z_]\w*)[\w.]* import |^\s*import ([A-Za-z_]\w*)[\w.]*(?: as \w+)?\s*$"
+    r'|import_module\("([A-Za-z_]\w*)',
+    re.MULTILINE,
+)
+
+
+@functools.lru_cache(maxsize=1)
+def imported_packages() -> frozenset[str]:
+    """Top-level packages other than the standard library's that the generated code imports,
+    read off the templates and the kernel runtime they bind to (dsv41gen, vllm, torch, triton,
+    pytest, ...). A generated package named like one shadows it for every importer with the
+    output directory on sys.path, and installing the plugin would overwrite its files."""
+    import sys
+
+    from .inputs import templates_dir
+
+    sources = sorted(templates_dir().rglob("*.j2")) + sorted(
+        (Path(__file__).parent / "kernels").glob("*.py")
+    )
+    found = set()
+    for source in sources:
+        for match in _IMPORTS.finditer(source.read_text(encoding="utf-8")):
+            found.add(next(group for group in match.groups() if group))
+    return frozenset(found - set(sys.stdlib_module_names) - {"__future__"})
+
+
 def _package_clash(name: str) -> str | None:
     import sys
 
     modules, _ = generated_module_names()
     if name in sys.stdlib_module_names:
         return f"{name!r} is a Python standard-library module"
+    if name in imported_packages() or name == __package__:
+        return (
+            f"{name!r} is a package the generated code imports: a generated package of that "
+            "name would shadow it (and installing the plugin would overwrite its files)"
+        )
+    if name in _STARTUP_MODULES:
+        return f"{name!r} is a module Python imports by itself at every start (site)"
     if name in modules:
         return f"{name!r} is the name of a module of the generated package"
     return _name_clash(name)

@@ -199,3 +199,27 @@ def test_variant_names_whose_kernel_modules_collide_are_located_errors(specs, na
     (specs / "child.yaml").write_text(CHILD_WITH_OWN_MXFP8.format(parent=V41, name=name))
     result = cli("build", "specs/child.yaml", "--out", "out", cwd=specs.parent)
     assert_clean_rejection(result, "child.yaml:4:", f"variant.name: {message}")
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("vllm", "'vllm' is a package the generated code imports"),
+        ("dsv41gen", "'dsv41gen' is a package the generated code imports"),
+        ("torch", "'torch' is a package the generated code imports"),
+        ("triton", "'triton' is a package the generated code imports"),
+        ("pytest", "'pytest' is a package the generated code imports"),
+        ("transformers", "'transformers' is a package the generated code imports"),
+        ("sitecustomize", "'sitecustomize' is a module Python imports by itself at every start"),
+    ],
+)
+def test_root_named_like_a_package_the_generated_code_imports_is_rejected(specs, name, message):
+    """The root names the package (generated/<name>/, the wheel's top-level package): `vllm`
+    built a package that shadows vLLM for anyone with generated/ on sys.path and whose wheel
+    overwrites vLLM's own files; `sitecustomize` would run at every interpreter start."""
+    edit(specs / V4, "  name: deepseek_v4\n", f"  name: {name}\n")
+    result = cli("build", f"specs/{V41}", "--out", "out", cwd=specs.parent)
+    assert_clean_rejection(
+        result, f"specs/{V4}:", f"variant.name: {message}", "choose another name"
+    )
+    assert not (specs.parent / "out").exists()
