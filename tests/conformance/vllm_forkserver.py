@@ -22,6 +22,11 @@ each draw one), so the order of a set that vLLM prints in a message is the same 
 no test compares such an order. ``DSV41GEN_VLLM_FORK=0`` runs every driver as a fresh process
 instead; on 2026-12-01 both ways gave the same output for every driver run of
 tests/conformance and tests/plugin/test_plugin_in_vllm.py, up to that set order.
+
+``DSV41GEN_FORK_PRELOAD`` (comma-separated module names), in a run's environment, names other
+modules to import first (a server per value, since it is part of the import environment): the
+payload corpus's driver, which imports the generated package, whose platform answers import
+torch, runs forked from a server that imported torch (tests/security/test_payloads.py).
 """
 
 from __future__ import annotations
@@ -105,7 +110,8 @@ def serve() -> None:
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
-    for name in PRELOAD:
+    preload = os.environ.get("DSV41GEN_FORK_PRELOAD")
+    for name in preload.split(",") if preload else PRELOAD:
         importlib.import_module(name)
     base_path = sys.path[1:]  # sys.path[0] is this file's directory
     sys.stdout.flush()  # nothing the imports printed may reach a child's stdout

@@ -12,6 +12,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs"
+# the conformance suite's fork server (appended: nothing here is shadowed)
+sys.path.append(str(REPO / "tests" / "conformance"))
+import vllm_forkserver  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -54,3 +57,18 @@ def assert_clean_rejection(result: Result, *needles: str) -> None:
     for needle in needles:
         assert needle in result.stderr, result.stderr
     assert "\x1b" not in result.stderr and "\u202e" not in result.stderr
+
+
+def run_after_torch(script: Path, *args: object, cwd: Path, timeout: float) -> Result:
+    """``python SCRIPT ARGS`` in cwd, forked from a server that imported torch once (import
+    torch took 2 of the 3.5 CPU-s of a run of the payload driver); otherwise a fresh process
+    (tests/conformance/vllm_forkserver.py says what may differ). DSV41GEN_VLLM_FORK=0 runs a
+    fresh interpreter instead."""
+    run = vllm_forkserver.run(
+        sys.executable,
+        [str(script), *map(str, args)],
+        env={**os.environ, "DSV41GEN_FORK_PRELOAD": "torch"},
+        cwd=cwd,
+        timeout=timeout,
+    )
+    return Result(run.returncode, run.stdout, run.stderr)

@@ -7,8 +7,9 @@ of the specs; every build must be either
 - rejected: exit 1, located messages, no traceback, nothing written, nothing on stderr that
   drives a terminal; or
 - inert: every generated Python file compiles and is ruff-clean, the package imports in a
-  fresh process, the generated tests pass, every generated function that formats a message
-  runs with the values that trigger each message, the C/C++ sources have exactly the code of
+  fresh process (forked from one that imported torch only), the generated tests pass, every
+  generated function that formats a message runs with the values that trigger each message
+  (in that process), the C/C++ sources have exactly the code of
   the unmodified build (the payload only reaches comments and string literals), every TOML
   file parses to the same structure, and the canary file that the code-shaped payloads would
   write never appears.
@@ -36,7 +37,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from securityhelpers import REPO, cli, copy_specs
+from securityhelpers import REPO, cli, copy_specs, run_after_torch
 
 V4, V41 = "deepseek_v4.yaml", "deepseek_v41.yaml"
 FULL = os.environ.get("DSV41GEN_PAYLOADS") == "full"
@@ -385,14 +386,10 @@ def assert_inert(
         )
         if (package / f"{m}.py").is_file()
     ]
-    run = subprocess.run(
-        [sys.executable, "-c", DRIVER, str(out), "deepseek_v4", *modules],
-        cwd=out,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, f"{where}: {run.stderr[-3000:]}"
+    driver = out.parent / "payload_driver.py"
+    driver.write_text(DRIVER, encoding="utf-8")
+    run = run_after_torch(driver, out, "deepseek_v4", *modules, cwd=out, timeout=120)
+    assert run.rc == 0, f"{where}: {run.stderr[-3000:]}"
     assert int(run.stdout.split()[-1]) > 100
     tests = [
         str(package / "tests" / t) for t in GENERATED_TESTS if (package / "tests" / t).exists()
