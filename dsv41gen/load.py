@@ -176,7 +176,10 @@ class _Converter:
                     self.location(key_node), dotted(path), "mapping keys must be plain scalars"
                 )
                 continue
+            failed = self.placeholders
             key = self.scalar(key_node, path)
+            if self.placeholders != failed:
+                continue  # reported (a bad tag, an octal key): no second message for it
             if isinstance(key, (int, bool)) and not isinstance(key, bool):
                 key = str(key)  # block_size_by_compress_ratio: {4: 4}; JSON object keys are strings
             if not isinstance(key, str):
@@ -219,7 +222,36 @@ class _Converter:
                 "that large (write the value the field's range allows)",
             )
             return None
-        return self.constructor.construct_object(node)
+        value = self.constructor.construct_object(node)
+        surprise = _yaml11_number(node, value)
+        if surprise:
+            self.fail(self.location(node), dotted(path), surprise)
+            return None
+        return value
+
+
+def _yaml11_number(node: yaml.Node, value: object) -> str | None:
+    """YAML 1.1 reads `0400` as the octal 256 and `7:28` as the base-60 448: numbers no one
+    reading the spec (or a YAML 1.2 editor) takes them for. Either would silently become a
+    different value of a numeric field, or key: an error that says what YAML read."""
+    if node.tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+        return None
+    literal = node.value.lstrip("+-")
+    if ":" in literal:
+        kind = "base-60 number"
+    elif (
+        node.tag == "tag:yaml.org,2002:int"
+        and len(literal) > 1
+        and literal[0] == "0"
+        and (literal[1].isdigit() or literal[1] == "_")
+    ):
+        kind = "octal number"
+    else:
+        return None
+    return (
+        f"YAML 1.1 reads {node.value!r} as the {kind} {value!r}; write the number in decimal, "
+        "or quote it if it is text"
+    )
 
 
 def _tag_message(tag: str) -> str:

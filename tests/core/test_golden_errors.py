@@ -872,6 +872,18 @@ def test_alias_bomb_rejected_quickly(tmp_path, run_cli):
             "a: 1\n<<: {b: 1}\n",
             "specs/x.yaml:2:1: YAML merge keys ('<<') are not supported; use `extends` to share values",
         ),
+        (
+            "a:\n  b: 0400\n",
+            "specs/x.yaml:2:6: a.b: YAML 1.1 reads '0400' as the octal number 256; write the number in decimal, or quote it if it is text",
+        ),
+        (
+            "a: 7:28\n",
+            "specs/x.yaml:1:4: a: YAML 1.1 reads '7:28' as the base-60 number 448; write the number in decimal, or quote it if it is text",
+        ),
+        (
+            "a: {010: 1}\n",
+            "specs/x.yaml:1:5: a: YAML 1.1 reads '010' as the octal number 8; write the number in decimal, or quote it if it is text",
+        ),
     ],
     ids=[
         "empty",
@@ -882,6 +894,9 @@ def test_alias_bomb_rejected_quickly(tmp_path, run_cli):
         "too_deep",
         "date",
         "merge_key",
+        "octal",
+        "sexagesimal",
+        "octal_key",
     ],
 )
 def test_malformed_documents(tmp_path, run_cli, text, expected):
