@@ -261,9 +261,46 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
             )
         elif kind in ("minLength", "minProperties"):
             diagnostics.add(spec.where(path), dotted(path), "must not be empty")
+        elif kind in ("oneOf", "anyOf"):
+            message = _alternatives(error)
+            if message is not None:
+                diagnostics.add(spec.where(path), dotted(path), message)
         else:  # pragma: no cover - a schema keyword this table does not word yet
             diagnostics.add(spec.where(path), dotted(path), error.message)
     return reported
+
+
+def _alternatives(error) -> str | None:
+    """A oneOf / anyOf failure in words: what each alternative takes (jsonschema's own "is not
+    valid under any of the given schemas" says neither what is wrong nor how to fix it). None
+    when the value is no mapping at all: its type error is reported on its own."""
+    branches = error.validator_value
+    if all(set(b) == {"required"} for b in branches):
+        if not isinstance(error.instance, dict):
+            return None
+        fields = [name for b in branches for name in b["required"]]
+        present = [name for name in fields if name in error.instance]
+        return f"needs exactly one of the fields {', '.join(fields)}" + (
+            f"; it has {', '.join(present)}" if present else "; it has none"
+        )
+    words = []
+    for branch in branches:
+        if "enum" in branch:
+            words.append(" or ".join(repr(v) for v in branch["enum"]))
+            continue
+        text = _TYPE_WORDS.get(branch.get("type"), "a value")
+        bounds = [
+            f"{label} {branch[key]}"
+            for key, label in (
+                ("minimum", "at least"),
+                ("exclusiveMinimum", "greater than"),
+                ("maximum", "at most"),
+                ("exclusiveMaximum", "less than"),
+            )
+            if key in branch
+        ]
+        words.append(text + (f" {' and '.join(bounds)}" if bounds else ""))
+    return f"{_number(error.instance)} is not valid: must be {', or '.join(words)}"
 
 
 # ---------------------------------------------------------------------------------------------

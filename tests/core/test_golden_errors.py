@@ -503,6 +503,28 @@ specs/deepseek_v4.yaml:@default: draft_config_fields@:9: speculative.methods.dsp
 specs/deepseek_v4.yaml:@maximum: 6@:9: speculative.methods.dspark.num_speculative_tokens.maximum: maximum 6 is below tokens per round (8, hf_config.num_nextn_predict_layers): no num_speculative_tokens can be both <= 6 and divisible by 8; raise the maximum to at least 8 or relax `divisibility` (in specs/deepseek_v41.yaml, which inherits this value)
 """,
     ),
+    (
+        # jsonschema's own words for a oneOf were "0.0 is not valid under any of the given
+        # schemas": neither what the field takes nor how to fix it
+        "amax_floor_neither_alternative",
+        [(V4, "amax_floor: 1.0e-4 #", "amax_floor: 0.0 #")],
+        """
+specs/deepseek_v4.yaml:@amax_floor: 0.0@:9: kernels.rope_kv_insert.cache_formats.fp8_ds_mla.amax_floor: 0.0 is not valid: must be 'fp32_tiny', or a number greater than 0 and at most 448
+""",
+    ),
+    (
+        "requires_model_runner_both_conditions",
+        [
+            (
+                V4,
+                "      speculative_method: dspark\n",
+                "      speculative_method: dspark\n      adaptive_verification: true\n",
+            )
+        ],
+        """
+specs/deepseek_v4.yaml:@requires_model_runner:+1@:5: runner.requires_model_runner.dspark: needs exactly one of the fields speculative_method, adaptive_verification; it has speculative_method, adaptive_verification
+""",
+    ),
 ]
 
 
