@@ -100,6 +100,11 @@ class Header:
     specs: tuple[str, ...] | None  # the spec files it names; None: see the MANIFEST
 
 
+def header_like(line: str) -> bool:
+    """True when ``line``, as a comment, would be taken for a header line of ours."""
+    return any(pattern.match(f"# {line}") for pattern in (_HEADER_RE, _ORIGIN_RE))
+
+
 def read_header(text: str) -> Header | None:
     head = text.split("\n", MAX_HEADER_LINES)[:MAX_HEADER_LINES]
     for index, line in enumerate(head):
