@@ -417,7 +417,9 @@ class Workspace:
         self._write_specs(texts)
         result = self._build()
         verdict, detail, outputs = self._judge(result)
-        if verdict != "rejected" or _tree_state(self.out) != self.state:
+        # _judge says "rejected" only for a tree it found as it was (else "partial_tree"): any
+        # other verdict restores it
+        if verdict != "rejected":
             self._restore()
         # written whole, then renamed: the other worker reads a verdict whole or not at all
         part = self.judged / f"{key}.{os.getpid()}.part"
