@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import capabilities
 from .errors import Diagnostic, Diagnostics, Location, did_you_mean, dotted
-from .load import Path_
+from .load import DELETE, Path_
 from .model import (
     CacheFormat,
     CacheFormatKind,
@@ -169,7 +169,18 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
                 )
         elif kind == "required":
             missing = error.message.split("'")[1] if "'" in error.message else error.message
-            diagnostics.add(spec.where(path), dotted(path), f"missing required field {missing!r}")
+            deleted = _deleted_at(spec, path + (missing,))
+            if deleted is not None:  # the spec that removed it is where the fix goes
+                diagnostics.add(
+                    deleted,
+                    dotted(path + (missing,)),
+                    f"`!delete` removes the field {missing!r}, which every spec needs; write "
+                    "this variant's own value instead",
+                )
+            else:
+                diagnostics.add(
+                    spec.where(path), dotted(path), f"missing required field {missing!r}"
+                )
         elif kind == "enum":
             allowed = [str(v) for v in error.validator_value]
             hint = did_you_mean(error.instance, allowed)
@@ -268,6 +279,17 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
         else:  # pragma: no cover - a schema keyword this table does not word yet
             diagnostics.add(spec.where(path), dotted(path), error.message)
     return reported
+
+
+def _deleted_at(spec: ResolvedSpec, path: Path_) -> Location | None:
+    """Where the nearest spec of the lineage wrote `key: !delete` for ``path``, if one did."""
+    for doc in reversed(spec.lineage):
+        value: object = doc.data
+        for part in path:
+            value = value.get(part) if isinstance(value, dict) else None
+        if value is DELETE:
+            return doc.where(path)
+    return None
 
 
 def _alternatives(error) -> str | None:

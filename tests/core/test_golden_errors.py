@@ -520,6 +520,16 @@ specs/deepseek_v4.yaml:@dsv41gen-content: 0000000000000000@:5: license_header.1:
 """,
     ),
     (
+        # reported at the parent's first line ("in deepseek_v41.yaml, which inherits this
+        # value"), where nothing is wrong, instead of at the child's `!delete`
+        "child_deletes_a_required_field",
+        [(V41, "\nvariant:\n", "\nvariant: !delete\nold_variant:\n")],
+        """
+specs/deepseek_v41.yaml:@variant: !delete@:1: variant: `!delete` removes the field 'variant', which every spec needs; write this variant's own value instead
+specs/deepseek_v41.yaml:@old_variant:@:1: old_variant: unknown field 'old_variant'; did you mean 'variant'?
+""",
+    ),
+    (
         # jsonschema's own words for a oneOf were "0.0 is not valid under any of the given
         # schemas": neither what the field takes nor how to fix it
         "amax_floor_neither_alternative",
