@@ -68,8 +68,20 @@ _SUMMARY = re.compile(r"\d+ errors?; nothing was written\.")
 
 
 class _Delete:
+    """The `!delete` marker: one object, which copies and pickles keep (a parsed spec compares
+    equal to its deep copy only if the markers in both are the same object)."""
+
     def __repr__(self) -> str:
         return "!delete"
+
+    def __copy__(self) -> _Delete:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> _Delete:
+        return self
+
+    def __reduce__(self) -> str:
+        return "DELETE"  # the module global below
 
 
 DELETE = _Delete()

@@ -169,6 +169,43 @@ def test_mutated_real_specs(target, mutations):
         _run_build(spec_dir, V41)
 
 
+class _OneTextMutationOf:
+    """A random source whose mutate() applies exactly one text mutation, to ``spec``."""
+
+    def __init__(self, spec: str):
+        import random
+
+        self.spec, self.rng, self.first = spec, random.Random(7), True
+
+    def choice(self, seq):
+        if seq == [1, 1, 2, 3]:
+            return 1  # one mutation
+        return self.spec if self.spec in seq else self.rng.choice(seq)
+
+    def random(self):
+        if self.first:  # the one mutation is a text mutation
+            self.first = False
+            return 0.9
+        return self.rng.random()
+
+    def randrange(self, *args):
+        return self.rng.randrange(*args)
+
+
+@pytest.mark.parametrize("mutated, untouched", [(V4, V41), (V41, V4)])
+def test_mutate_keeps_the_real_text_of_a_spec_it_did_not_touch(mutated, untouched):
+    """The campaign builds the real specs' layout and comments wherever no structural mutation
+    touched a spec, not a re-dump of its parsed data. V4.1's `!delete` markers once compared
+    unequal after the deep copy, so its real text was never kept."""
+    from fuzz_campaign import mutate
+
+    texts = {name: (SPECS / name).read_text(encoding="utf-8") for name in (V4, V41)}
+    out, applied = mutate(texts, _OneTextMutationOf(mutated))
+    assert len(applied) == 1 and applied[0].startswith("syntax_"), applied
+    assert out[untouched] == texts[untouched]
+    assert out[mutated] != texts[mutated]
+
+
 QUICK_CASES = 150
 
 
