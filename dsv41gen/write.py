@@ -356,6 +356,7 @@ def locked_output(out_dir: Path, *, write: bool, notify: Callable[[str], None]) 
     killed build never blocks the next one. ``notify`` gets one line per recovery action and
     the notice that the command waits.
     """
+    _check_output_directory(out_dir)
     created = write and not out_dir.is_dir()
     fd = _open_locked(out_dir, write, notify)
     if fd is None:
@@ -376,6 +377,23 @@ def locked_output(out_dir: Path, *, write: bool, notify: Callable[[str], None]) 
             with contextlib.suppress(OSError):
                 out_dir.rmdir()
         os.close(fd)  # releases the lock
+
+
+def _check_output_directory(out_dir: Path) -> None:
+    """`--out` names a directory, or nothing yet: a dangling symlink or a device was reported
+    in mkdir's words ("File exists"), which say neither what is wrong nor what to do."""
+    from .errors import UsageError
+
+    if out_dir.is_symlink() and not out_dir.exists():
+        raise UsageError(
+            f"--out {out_dir} is a symlink to {os.readlink(out_dir)}, which does not exist; "
+            "create that directory or name another"
+        )
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(
+            f"--out {out_dir} is not a directory; name a directory (build makes it when it "
+            "is missing)"
+        )
 
 
 def _open_locked(out_dir: Path, write: bool, notify: Callable[[str], None]) -> int | None:
