@@ -50,17 +50,24 @@ def _raw(path: Path) -> dict | None:
 def _families(spec_paths: list[Path]) -> dict[Path, list[Path]] | None:
     """root spec -> member spec paths, following `extends` as the full build does."""
     from .inputs import discover_specs
+    from .resolve import MAX_EXTENDS_DEPTH
 
     discovered: dict[Path, None] = dict.fromkeys(discover_specs(spec_paths))
     roots: dict[Path, Path] = {}
     for path in list(discovered):
         chain = [path]
-        while True:
+        # A spec whose root is known ends the walk: each spec's chain is followed once, not
+        # once per descendant (a chain of 1,500 specs took minutes here), and a chain deeper
+        # than a family may be is the full build's to report.
+        while chain[-1] not in roots:
+            if len(chain) > MAX_EXTENDS_DEPTH:
+                return None
             data = _raw(chain[-1])
             if data is None:
                 return None
             parent = data.get("extends")
             if parent is None:
+                roots[chain[-1]] = chain[-1]
                 break
             if not isinstance(parent, str):
                 return None
@@ -71,9 +78,10 @@ def _families(spec_paths: list[Path]) -> dict[Path, list[Path]] | None:
             except (OSError, ValueError):  # a name the filesystem refuses: the build says why
                 return None
             chain.append(nxt)
+        root = roots[chain[-1]]
         for member in chain:
             discovered.setdefault(member, None)
-            roots[member] = chain[-1]
+            roots[member] = root
     wanted = {roots[p.resolve()] for p in spec_paths}
     names = [_package_name(root) for root in set(roots.values())]
     if None in names or len(names) != len(set(names)):

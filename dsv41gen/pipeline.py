@@ -176,7 +176,9 @@ def _family_root(path: Path, resolver: Resolver) -> Path | None:
         if doc is None:
             return None
         parent = _parent_path(doc, Diagnostics())  # its errors were reported when resolving
-        if parent is None or parent.resolve() in seen or len(seen) >= MAX_EXTENDS_DEPTH:
+        if len(seen) >= MAX_EXTENDS_DEPTH:
+            return None  # deeper than a family may be: which family it is stays unknown
+        if parent is None or parent.resolve() in seen:
             return current
         seen.append(current)
         current = parent.resolve()

@@ -19,6 +19,11 @@ from .errors import Diagnostics, Location, did_you_mean, dotted
 from .load import DELETE, LoadedDocument, Path_, load_document
 
 MAX_EXTENDS_DEPTH = 16
+# How far resolve() follows `extends` before it has reached a root: well past the depth limit,
+# so a chain too deep is reported at the spec that makes it too deep (found from the root, the
+# same whichever spec a build starts from), and bounded, so a chain of thousands of files is
+# neither a RecursionError nor quadratic work.
+MAX_EXTENDS_WALK = 4 * MAX_EXTENDS_DEPTH
 
 
 @dataclass
@@ -248,12 +253,20 @@ class Resolver:
         if doc is None:
             self.resolved[key] = None
             return None
-        if key in chain or len(chain) >= MAX_EXTENDS_DEPTH:
-            names = " -> ".join(p.name for p in chain + (key,))
+        if key in chain:
+            names = " -> ".join(p.name for p in chain[chain.index(key) :] + (key,))
             self.diagnostics.add(
                 doc.where(("extends",)),
                 "extends",
                 f"`extends` cycle: {names}; one spec in the cycle must stop extending",
+            )
+            return None
+        if len(chain) >= MAX_EXTENDS_WALK:
+            self.diagnostics.add(
+                doc.where(("extends",)),
+                "extends",
+                f"more than {MAX_EXTENDS_WALK} specs below this one extend each other without "
+                f"reaching a root; a family is at most {MAX_EXTENDS_DEPTH} specs deep",
             )
             return None
         parent_path = _parent_path(doc, self.diagnostics)
@@ -267,6 +280,16 @@ class Resolver:
         else:
             parent = self.resolve(parent_path, chain + (key,))
             if parent is None:
+                result = None
+            elif len(parent.lineage) >= MAX_EXTENDS_DEPTH:
+                root = parent.lineage[0].path.name
+                self.diagnostics.add(
+                    doc.where(("extends",)),
+                    "extends",
+                    f"this spec would be generation {len(parent.lineage) + 1} of the family of "
+                    f"{root}; a family is at most {MAX_EXTENDS_DEPTH} specs deep: extend a spec "
+                    "nearer the root",
+                )
                 result = None
             else:
                 provenance = {(): parent.provenance[()]} if () in parent.provenance else {}

@@ -414,3 +414,56 @@ def test_a_whole_float_in_an_integer_field_is_a_located_error(
         f"fraction ({shown[:-2]})"
     ), errors[0]
     assert not (tmp_path / "out").exists()
+
+
+# --- `extends` chains: how deep a family may be, whichever spec a build starts from ----------
+
+
+def _chain(specs: Path, count: int) -> list[str]:
+    """c0000 extends V4.1, c0001 extends c0000, ...: V4 is generation 1, c<k> generation k + 3."""
+    names, parent = [], V41
+    for i in range(count):
+        name = f"c{i:04d}.yaml"
+        (specs / name).write_text(
+            f"spec_version: 1\nextends: {parent}\nvariant:\n  name: c{i:04d}\n"
+            f"  display_name: C{i}\n  model_type: c{i:04d}\n",
+            encoding="utf-8",
+        )
+        names.append(name)
+        parent = name
+    return names
+
+
+_TOO_DEEP = (
+    "specs/c0014.yaml:2:1: extends: this spec would be generation 17 of the family of "
+    "deepseek_v4.yaml; a family is at most 16 specs deep: extend a spec nearer the root"
+)
+
+
+@pytest.mark.parametrize("start", ["c0019.yaml", "c0000.yaml"])
+def test_a_chain_deeper_than_a_family_may_be_is_one_error_at_the_spec_too_deep(
+    specs_copy, run_cli, start
+):
+    """Named at its deepest spec the chain was an "`extends` cycle" (there was none) at c0001;
+    named at its shallowest, every spec was resolved one level at a time and no depth limit
+    applied at all."""
+    _chain(specs_copy, 20)
+    result = run_cli("build", f"specs/{start}", "--out", "out")
+    assert result.rc == 1, result.output
+    assert result.stderr.splitlines() == [_TOO_DEEP, _SUMMARY_1]
+
+
+def test_a_chain_of_hundreds_of_specs_is_rejected_in_bounded_time(specs_copy, run_cli):
+    """The no-op fast path walked every spec's whole chain, with a list for the specs seen:
+    1,500 chained specs took six minutes; deeper chains were a RecursionError away."""
+    import time
+
+    _chain(specs_copy, 300)
+    started = time.monotonic()
+    result = run_cli("build", "specs/c0299.yaml", "--out", "out")
+    assert time.monotonic() - started < 45
+    assert result.rc == 1, result.output
+    lines = result.stderr.splitlines()
+    assert lines[0] == _TOO_DEEP
+    assert lines[1].startswith("specs/c0235.yaml:2:1: extends: more than 64 specs below this one")
+    assert lines[2] == "2 errors; nothing was written."
