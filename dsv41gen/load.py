@@ -183,8 +183,15 @@ class _Converter:
             if isinstance(key, (int, bool)) and not isinstance(key, bool):
                 key = str(key)  # block_size_by_compress_ratio: {4: 4}; JSON object keys are strings
             if not isinstance(key, str):
+                what = {bool: "the boolean", type(None): "null", float: "the number"}.get(
+                    type(key), "the value"
+                )
                 self.fail(
-                    self.location(key_node), dotted(path), f"mapping key {key!r} must be a string"
+                    self.location(key_node),
+                    dotted(path),
+                    f"YAML reads the key {key_node.value!r} as {what}"
+                    + (f" {key!r}" if key is not None else "")
+                    + f", and a mapping key must be a string; quote it: '{key_node.value}':",
                 )
                 continue
             child = path + (key,)

@@ -930,6 +930,10 @@ def test_alias_bomb_rejected_quickly(tmp_path, run_cli):
             "specs/x.yaml:1:4: a: YAML 1.1 reads '7:28' as the base-60 number 448; write the number in decimal, or quote it if it is text",
         ),
         (
+            "a:\n  yes: 1\n",
+            "specs/x.yaml:2:3: a: YAML reads the key 'yes' as the boolean True, and a mapping key must be a string; quote it: 'yes':",
+        ),
+        (
             "a: {010: 1}\n",
             "specs/x.yaml:1:5: a: YAML 1.1 reads '010' as the octal number 8; write the number in decimal, or quote it if it is text",
         ),
@@ -945,6 +949,7 @@ def test_alias_bomb_rejected_quickly(tmp_path, run_cli):
         "merge_key",
         "octal",
         "sexagesimal",
+        "boolean_key",
         "octal_key",
     ],
 )
