@@ -171,10 +171,18 @@ def _strip_deletes(
 
 def _parent_path(doc: LoadedDocument, diagnostics: Diagnostics) -> Path | None:
     """The file named by ``extends``, or None. Only relative paths below the child's directory."""
-    target = doc.data.get("extends")
-    if target is None:
+    if "extends" not in doc.data:
         return None
+    target = doc.data["extends"]
     where = doc.where(("extends",))
+    if target is None:  # `extends:` or `extends: ~`: a root spec leaves the key out
+        diagnostics.add(
+            where,
+            "extends",
+            "names no parent spec (null); write the parent's file name, e.g. "
+            "`extends: deepseek_v4.yaml`, or remove the key if this spec is a root",
+        )
+        return None
     if not isinstance(target, str) or not target:
         diagnostics.add(
             where, "extends", "must be the file name of the parent spec, e.g. `deepseek_v4.yaml`"
@@ -272,8 +280,10 @@ class Resolver:
         parent_path = _parent_path(doc, self.diagnostics)
         own = _own_provenance(doc)
         if parent_path is None:
-            if "extends" in doc.data and doc.data["extends"] is not None:
-                result = None  # the error was reported by _parent_path
+            if "extends" in doc.data:
+                # the error was reported by _parent_path; checking the child as a root spec
+                # would only add follow-on errors (its !delete markers, the parent's fields)
+                result = None
             else:
                 data = _strip_deletes(doc.data, (), doc, self.diagnostics)
                 result = ResolvedSpec(doc, (doc,), data, own)

@@ -46,6 +46,21 @@ specs/deepseek_v41.yaml:@extends: deepseek_v5.yaml@:1: extends: unknown parent s
 """,
     ),
     (
+        # one error, not 43 follow-on ones from checking the child as if it were a root spec
+        "extends_null",
+        [(V41, "extends: deepseek_v4.yaml", "extends: ~")],
+        """
+specs/deepseek_v41.yaml:@extends: ~@:1: extends: names no parent spec (null); write the parent's file name, e.g. `extends: deepseek_v4.yaml`, or remove the key if this spec is a root
+""",
+    ),
+    (
+        "extends_not_a_string",
+        [(V41, "extends: deepseek_v4.yaml", "extends: [deepseek_v4.yaml]")],
+        """
+specs/deepseek_v41.yaml:@extends: [deepseek_v4.yaml]@:1: extends: must be the file name of the parent spec, e.g. `deepseek_v4.yaml`
+""",
+    ),
+    (
         "extends_parent_directory",
         [(V41, "extends: deepseek_v4.yaml", "extends: ../x.yaml")],
         """
