@@ -16,6 +16,10 @@ SPECS = REPO / "specs"
 sys.path.append(str(REPO / "tests" / "conformance"))
 import vllm_forkserver  # noqa: E402
 
+# and the wiring tests' pytest command for generated tests, which the security tests run too
+sys.path.append(str(REPO / "tests" / "wiring"))
+from wiringhelpers import GENERATED_PYTEST as GENERATED_PYTEST  # noqa: E402
+
 
 @dataclass(frozen=True)
 class Result:

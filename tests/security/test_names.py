@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from securityhelpers import REPO, assert_clean_rejection, cli, copy_specs, edit
+from securityhelpers import GENERATED_PYTEST, REPO, assert_clean_rejection, cli, copy_specs, edit
 
 V4, V41 = "deepseek_v4.yaml", "deepseek_v41.yaml"
 
@@ -117,16 +117,7 @@ def test_child_inheriting_architectures_builds_ruff_clean_code_that_passes_its_t
     tests = out / "deepseek_v4" / "tests"
     run = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            # the generated tests use no hypothesis; its plugin imports it at the end
-            # of every run (2 of this run's 3 CPU-s)
-            "-p",
-            "no:hypothesispytest",
+            *GENERATED_PYTEST,
             str(tests / "test_registry.py"),
             str(tests / "test_speculative.py"),
         ],

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from securityhelpers import REPO, cli, copy_specs, run_after_torch
+from securityhelpers import GENERATED_PYTEST, REPO, cli, copy_specs, run_after_torch
 
 V4, V41 = "deepseek_v4.yaml", "deepseek_v41.yaml"
 FULL = os.environ.get("DSV41GEN_PAYLOADS") == "full"
@@ -396,17 +396,8 @@ def assert_inert(
     ]
     pytest_run = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
+            *GENERATED_PYTEST,
             "-x",
-            "-p",
-            "no:cacheprovider",
-            # the generated tests use no hypothesis; its plugin imports it at the end
-            # of every run (2 of this run's 3 CPU-s)
-            "-p",
-            "no:hypothesispytest",
             *tests,
         ],
         cwd=out,

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from wiringhelpers import SPECS, run_cli
+from wiringhelpers import GENERATED_PYTEST, SPECS, run_cli
 
 MUTATIONS = [
     # (file, text to find, replacement, the generated test module that must catch it)
@@ -72,17 +71,8 @@ def built(tmp_path_factory):
 def _run_generated_test(root: Path, test_file: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
+            *GENERATED_PYTEST,
             "-x",
-            "-p",
-            "no:cacheprovider",
-            # the generated tests use no hypothesis; its plugin imports it at the end
-            # of every run (2 of this run's 3 CPU-s)
-            "-p",
-            "no:hypothesispytest",
             f"deepseek_v4/tests/{test_file}",
         ],
         cwd=root,

@@ -10,12 +10,11 @@ generated test module that must catch it; the unpatched build passes the same mo
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from test_worked_example import worked_example
-from wiringhelpers import copy_specs
+from wiringhelpers import GENERATED_PYTEST, copy_specs
 
 
 def _swap_sm90_and_sm100(original):
@@ -96,16 +95,7 @@ def _build(tmp_path: Path) -> Path:
 def _run(out: Path, test_file: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            # the generated tests use no hypothesis; its plugin imports it at the end
-            # of every run (2 of this run's 3 CPU-s)
-            "-p",
-            "no:hypothesispytest",
+            *GENERATED_PYTEST,
         ]
         + [f"deepseek_v4/tests/{test_file}"],
         cwd=out,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -25,7 +24,7 @@ import yaml
 from behaviour_snapshot import matrix_of, take
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
-from wiringhelpers import SPECS, run_cli
+from wiringhelpers import GENERATED_PYTEST, SPECS, run_cli
 
 PACKAGE = "deepseek_v4"
 PARENTS = ("deepseek_v4.yaml", "deepseek_v41.yaml")
@@ -285,16 +284,7 @@ def test_yaml_only_siblings_leave_existing_variants_unchanged(baseline, siblings
         shutil.copytree(baseline["root"] / "out" / PACKAGE / "tests", tests)
         result = subprocess.run(
             [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                # the generated tests use no hypothesis; its plugin imports it at the end
-                # of every run (2 of this run's 3 CPU-s)
-                "-p",
-                "no:hypothesispytest",
+                *GENERATED_PYTEST,
                 "-k",
                 "not whole_family",
             ]

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from wiringhelpers import REPO, SPECS, run_cli
+from wiringhelpers import GENERATED_PYTEST, REPO, SPECS, run_cli
 
 
 def worked_example() -> str:
@@ -44,16 +44,7 @@ def test_generated_tests_pass_for_every_variant(example_build):
     assert "deepseek_v42" in (tests / "test_speculative.py").read_text(encoding="utf-8")
     result = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            # the generated tests use no hypothesis; its plugin imports it at the end
-            # of every run (2 of this run's 3 CPU-s)
-            "-p",
-            "no:hypothesispytest",
+            *GENERATED_PYTEST,
             str(tests),
         ],
         cwd=example_build / "out",

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from wiringhelpers import run_cli
+from wiringhelpers import GENERATED_PYTEST, run_cli
 
 V42 = textwrap.dedent(
     """\
@@ -112,16 +112,7 @@ def test_new_variant_is_yaml_only(spec_dir, tmp_path):
     # the new variant's own generated tests pass too
     tests = subprocess.run(
         [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            # the generated tests use no hypothesis; its plugin imports it at the end
-            # of every run (2 of this run's 3 CPU-s)
-            "-p",
-            "no:hypothesispytest",
+            *GENERATED_PYTEST,
             str(out / "deepseek_v4" / "tests"),
         ],
         cwd=out,

@@ -29,6 +29,21 @@ def copy_specs(target: Path) -> Path:
     return target
 
 
+# pytest in a child process, for the generated tests: no cache directory written into the output
+# tree, and no hypothesis plugin (the generated tests use no hypothesis; its plugin imports it at
+# the end of every run, 2 of such a run's 3 CPU-s)
+GENERATED_PYTEST = (
+    sys.executable,
+    "-m",
+    "pytest",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:hypothesispytest",
+)
+
+
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "dsv41gen", *args],
