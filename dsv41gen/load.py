@@ -331,14 +331,18 @@ def _scalar_spans(root: yaml.Node) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
+def _location_at(file: str, text: str, index: int) -> Location:
+    """The line:column of text[index], counted as git, grep and review tools count them: lines
+    at line feeds only."""
+    line = text.count("\n", 0, index) + 1
+    return Location(file, line, index - (text.rfind("\n", 0, index) + 1) + 1)
+
+
 def _report_hidden(
     file: str, text: str, found: list[tuple[int, str, bool]], diagnostics: Diagnostics
 ) -> None:
-    """One located error per hidden character (at most MAX_HIDDEN_REPORTED, then a count).
-    Lines and columns are counted as git, grep and review tools count them: at line feeds."""
+    """One located error per hidden character (at most MAX_HIDDEN_REPORTED, then a count)."""
     for index, ch, breaks in found[:MAX_HIDDEN_REPORTED]:
-        line = text.count("\n", 0, index) + 1
-        column = index - (text.rfind("\n", 0, index) + 1) + 1
         name = _CONTROL_NAMES.get(ch) or unicodedata.name(ch, "a control character")
         shown = f"U+{ord(ch):04X} ({name})"
         if ch == "\r":
@@ -360,13 +364,10 @@ def _report_hidden(
                 "invisible format character makes a screen show something else than YAML "
                 "reads; delete it"
             )
-        diagnostics.add(Location(file, line, column), "", why)
+        diagnostics.add(_location_at(file, text, index), "", why)
     if len(found) > MAX_HIDDEN_REPORTED:
-        index = found[MAX_HIDDEN_REPORTED][0]
         diagnostics.add(
-            Location(
-                file, text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
-            ),
+            _location_at(file, text, found[MAX_HIDDEN_REPORTED][0]),
             "",
             f"{len(found) - MAX_HIDDEN_REPORTED} more control, bidi or line-separator "
             "characters from here on; delete them",
