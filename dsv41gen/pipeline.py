@@ -104,6 +104,28 @@ def _family_checks(
             backends.check(backend.key, backend, spec, diagnostics)
     _family_backend_names(members, variants, diagnostics)
     _kernel_module_names(members, variants, diagnostics)
+    _backend_hierarchy(members, variants, diagnostics)
+
+
+def _backend_hierarchy(
+    members: list[ResolvedSpec], variants: list[Variant], diagnostics: Diagnostics
+) -> None:
+    """backends.py defines each class after its parent (plan.backends.parent_first), which a
+    cycle of parents makes impossible: an error at the parent of the cycle's first class."""
+    from .plan.backends import backend_cycle
+
+    cycle = backend_cycle(variants)
+    if cycle is None:
+        return
+    first = cycle[0]
+    spec = next(s for s, v in zip(members, variants) if any(b.key == first for b in v.backends))
+    diagnostics.add(
+        spec.where(("attention_backends", first, "parent")),
+        f"attention_backends.{first}.parent",
+        f"the backend classes' parents form a cycle: {' -> '.join(cycle)}; a class cannot "
+        "derive from itself: give one of them another parent (a backend outside the cycle, "
+        "or an engine class with parent_module)",
+    )
 
 
 def _kernel_module_names(

@@ -30,9 +30,7 @@ GENERATED_CSRC = REPO / "generated" / "deepseek_v4" / "csrc" / "deepseek_v41"
 NVCC = shutil.which("nvcc")
 CXX = shutil.which("g++") or shutil.which("c++")
 REQUIRE_NVCC = os.environ.get("DSV41GEN_REQUIRE_NVCC") == "1"
-needs_nvcc = pytest.mark.skipif(
-    NVCC is None and not REQUIRE_NVCC, reason="nvcc is not installed"
-)
+needs_nvcc = pytest.mark.skipif(NVCC is None and not REQUIRE_NVCC, reason="nvcc is not installed")
 
 # Every header a unit of the extension names, as the attacker would plant it: dsv41gen's own
 # sources, the CUDA toolkit's and torch's.
