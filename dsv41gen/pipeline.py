@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import Diagnostic, Diagnostics, Location, SpecError, UsageError, did_you_mean, dotted
-from .inputs import discover_specs
+from .inputs import contained, discover_specs
 from .load import display_name
 from .model import Family, Provenance, Variant
 from .resolve import MAX_EXTENDS_DEPTH, ResolvedSpec, Resolver, _parent_path
@@ -294,7 +294,9 @@ def load_families(
                 sorted(p.name for p in path.parent.glob("*.yaml")) if path.parent.is_dir() else []
             )
             raise UsageError(f"no such spec file: {path}" + did_you_mean(path.name, candidates))
-    requested = {p.resolve() for p in spec_paths}
+    # as discover_specs names them: a symlink out of its directory stays the link, which the
+    # loader refuses at the file (resolved, it was no discovered spec: a KeyError, exit 70)
+    requested = {contained(p) for p in spec_paths}
     resolved: dict[Path, ResolvedSpec] = {}
     discovered = discover_specs(spec_paths)
     for path in discovered:
