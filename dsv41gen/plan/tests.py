@@ -165,9 +165,10 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
         mt = variant.model_type
         hf = {k: v for k, v in variant.hf_config if isinstance(v, (int, str))}
         # What this variant's own specs ever wired: its ancestors' methods and its own.
-        ancestry, up = set(), variant
+        ancestry, up, opted = set(), variant, False
         while up is not None:
             ancestry |= {m.method.value for m in up.methods}
+            opted = opted or any(m.adaptive_verification for m in up.methods)
             up = by_name.get(up.parent) if up.parent else None
         for method in plan.family_methods:
             found = next((m for m in variant.methods if m.method.value == method), None)
@@ -237,13 +238,16 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
                 expected_overrides["architectures"] = [found.draft_architecture]
             overrides.append((mt, method, hf, expected_overrides))
             if plan.adaptive_messages:
+                # Judged only where the variant's own lineage opted a method in; elsewhere the
+                # check lets everything through (vLLM 0.33.0 has no such check).
                 own = sorted(m.label for m in variant.methods if m.adaptive_verification)
                 message = (
                     f"Adaptive verification only supported with {' or '.join(own)}"
                     if own
                     else f"{variant.display_name} does not support adaptive verification"
                 )
-                adaptive.append((mt, method, found.adaptive_verification, message))
+                supported = found.adaptive_verification or not opted
+                adaptive.append((mt, method, supported, message))
     return SpeculativeTests(
         forbidden,
         tuple(allowed),
