@@ -53,6 +53,7 @@ class RequiredPlan(MethodMessagePlan):
 
 
 _NUM = PyCode("num")
+_DEFAULT_FROM = PyCode("default_from")
 _DISPLAY_NAME = PyCode("DISPLAY_NAMES[target_model_type]")
 
 
@@ -78,6 +79,22 @@ class TokenRuleGroup:
                 f" is above the maximum of {self.maximum} for ",
                 _DISPLAY_NAME,
                 f" with {self.label}; lower num_speculative_tokens.",
+            )
+        )
+
+    @property
+    def default_maximum_message(self) -> PyMessage:
+        """A default (read from the draft's config) above the maximum: say where it came from
+        and what to set, since the user never wrote the number."""
+        return PyMessage(
+            (
+                "num_speculative_tokens defaults to ",
+                _NUM,
+                " (",
+                _DEFAULT_FROM,
+                f"), above the maximum of {self.maximum} for ",
+                _DISPLAY_NAME,
+                f" with {self.label}; set num_speculative_tokens to at most {self.maximum}.",
             )
         )
 

@@ -196,10 +196,38 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
             if rule.required:
                 missing.append((mt, method, config, required_message(variant, found)))
             elif rule.default_sources:
+                # a default is held to the maximum too: the value stays within it, and one
+                # above it is refused, naming the field it came from
+                value = 7 if rule.maximum is None else min(7, rule.maximum)
                 for i, source in enumerate(rule.default_sources):
-                    chosen = {s: None for s in rule.default_sources[:i]} | {source: 7}
-                    defaults.append((mt, method, config | chosen, 7))
+                    chosen = {s: None for s in rule.default_sources[:i]} | {source: value}
+                    defaults.append((mt, method, config | chosen, value))
+                    if rule.maximum is not None:
+                        over = chosen | {source: rule.maximum + 1}
+                        missing.append(
+                            (
+                                mt,
+                                method,
+                                config | over,
+                                f"num_speculative_tokens defaults to {rule.maximum + 1} (the "
+                                f"draft config's {source}), above the maximum of {rule.maximum} "
+                                f"for {variant.display_name} with {found.label}; set "
+                                f"num_speculative_tokens to at most {rule.maximum}.",
+                            )
+                        )
                 missing.append((mt, method, config, MISSING_DEFAULT_MESSAGE))
+            elif rule.maximum is not None and PER_ROUND > rule.maximum:
+                missing.append(
+                    (
+                        mt,
+                        method,
+                        config,
+                        f"num_speculative_tokens defaults to {PER_ROUND} (the draft's n_predict), "
+                        f"above the maximum of {rule.maximum} for {variant.display_name} with "
+                        f"{found.label}; set num_speculative_tokens to at most {rule.maximum}.",
+                    )
+                )
+                missing.append((mt, method, {}, MISSING_DEFAULT_MESSAGE))
             else:
                 defaults.append((mt, method, config, PER_ROUND))
                 missing.append((mt, method, {}, MISSING_DEFAULT_MESSAGE))
