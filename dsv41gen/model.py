@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .errors import Location
+from .spec.engine_facts import capability_number
+from .spec.parse import Record, declared_at, read
 
 
 class ScalarType(enum.Enum):
@@ -562,8 +564,13 @@ class CapabilityFamily(enum.Enum):
     SM120 = "sm120"
 
     @property
+    def number(self) -> int:
+        """The family as generated code compares it: sm90 -> 90."""
+        return capability_number(self.value)
+
+    @property
     def major(self) -> int:
-        return int(self.value[2:]) // 10
+        return self.number // 10
 
 
 @dataclass(frozen=True)
@@ -615,6 +622,17 @@ class AttentionBackend:
     supported_kv_cache_layouts: tuple[str, ...] | None
     metadata_builder: EngineClass | None  # None: inherited from the parent
     platform: BackendPlatform
+    # Every declared field, read from the declaration (spec/parse.py): a field without a
+    # hand-written one above is read here, and reads as an attribute (backend.<field>).
+    declared: Record
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("_") or name == "declared":
+            raise AttributeError(name)
+        try:
+            return self.declared[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
     @staticmethod
     def parse(key: str, d: dict) -> AttentionBackend:
@@ -636,6 +654,7 @@ class AttentionBackend:
             if builder is not None
             else None,
             platform=BackendPlatform(d.get("platform", "cuda")),
+            declared=read(declared_at("attention_backends.*"), d),
         )
 
 

@@ -34,7 +34,6 @@ from .resolve import ResolvedSpec
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema.json"
 
-CAPABILITY_FAMILIES = ("sm70", "sm80", "sm90", "sm100", "sm110", "sm120")
 E8M0_NAN = 255
 FLOAT32_MAX = 3.4028234663852886e38
 
@@ -1257,7 +1256,7 @@ def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
 
 @rule
 def _engine_known(spec: ResolvedSpec, report: Report) -> None:
-    from .plan.engine import VLLM_VERSION
+    from .spec.engine_facts import VLLM_VERSION
 
     engine = spec.data.get("engine")
     if engine is not None and engine != f"vllm=={VLLM_VERSION}":
@@ -1698,19 +1697,6 @@ def _generated_names(spec: ResolvedSpec, report: Report) -> None:
             )
 
 
-# Schema patterns whose values become Python names (each dot-separated part, for a path).
-_NAME_PATTERNS = (
-    "^[A-Za-z_][A-Za-z0-9_]*",
-    "^[a-z][a-z0-9_]*",
-    "^[A-Z][A-Z0-9_]*",
-    "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*",
-)
-
-
-def _is_name_pattern(node: object) -> bool:
-    return isinstance(node, dict) and str(node.get("pattern", "")).split("$")[0] in _NAME_PATTERNS
-
-
 def _keyword_parts(text: object) -> list[str]:
     import keyword
 
@@ -1721,42 +1707,41 @@ def _keyword_parts(text: object) -> list[str]:
 
 @rule
 def _names_are_not_keywords(spec: ResolvedSpec, report: Report) -> None:
-    """A field the schema calls an identifier (or a dotted path of them) becomes a Python name
-    somewhere in the generated code, where a keyword cannot stand."""
-    root = schema()
+    """A field the declaration calls an identifier (or a dotted path of them) becomes a Python
+    name somewhere in the generated code, where a keyword cannot stand."""
+    from .spec.declaration import SPEC
+    from .spec.language import NAME_PATTERNS, List, Map, Obj, OneOf, Ref, Str, Type
 
-    def walk(node: object, value: object, path: Path_) -> None:
-        if not isinstance(node, dict):
-            return
-        if "$ref" in node:
-            walk(root.get("$defs", {}).get(node["$ref"].split("/")[-1], {}), value, path)
-        for combinator in ("anyOf", "oneOf", "allOf"):
-            for sub in node.get(combinator, []):
-                walk(sub, value, path)
-        if _is_name_pattern(node):
-            for part in _keyword_parts(value):
-                report(path, f"{part!r} is a Python keyword, which cannot be a generated name")
-        if isinstance(value, dict):
-            keys = node.get("propertyNames")
-            if _is_name_pattern(keys):
-                for key in value:
-                    for part in _keyword_parts(key):
-                        report(
-                            path + (key,),
-                            f"{part!r} is a Python keyword, which cannot be a generated name",
-                        )
-            properties = node.get("properties", {})
-            extra = node.get("additionalProperties")
-            for key, sub in value.items():
-                if key in properties:
-                    walk(properties[key], sub, path + (key,))
-                elif isinstance(extra, dict):
-                    walk(extra, sub, path + (key,))
-        elif isinstance(value, list) and isinstance(node.get("items"), dict):
+    def is_name(node: Type | None) -> bool:
+        return isinstance(node, Str) and node.pattern in NAME_PATTERNS
+
+    def keywords_in(text: object, path: Path_) -> None:
+        for part in _keyword_parts(text):
+            report(path, f"{part!r} is a Python keyword, which cannot be a generated name")
+
+    def walk(node: Type, value: object, path: Path_) -> None:
+        if isinstance(node, Ref):
+            walk(node.target, value, path)
+        elif isinstance(node, OneOf):
+            for option in node.options:
+                walk(option, value, path)
+        elif is_name(node):
+            keywords_in(value, path)
+        elif isinstance(node, Map) and isinstance(value, dict):
+            for key, item in value.items():
+                if is_name(node.keys):
+                    keywords_in(key, path + (key,))
+                walk(node.values, item, path + (key,))
+        elif isinstance(node, Obj) and isinstance(value, dict):
+            for key, item in value.items():
+                declared = node.field(key)
+                if declared is not None:
+                    walk(declared.type, item, path + (key,))
+        elif isinstance(node, List) and node.items is not None and isinstance(value, list):
             for i, item in enumerate(value):
-                walk(node["items"], item, path + (i,))
+                walk(node.items, item, path + (i,))
 
-    walk(root, spec.data, ())
+    walk(SPEC, spec.data, ())
 
 
 def _unprintable(text: str) -> str | None:
