@@ -930,10 +930,18 @@ def _check_fp8_max(kernel: dict, here: Path_, report: Report) -> None:
 # Which numerics field each cache kind must state, and which it must not (ref §0).
 _NUMERICS_FIELDS = {
     "fp8_ds_mla": (
-        "rope_contraction", "round_before_quantize", "amax_floor", "infinite_amax", "fp8_nan"
+        "rope_contraction",
+        "round_before_quantize",
+        "amax_floor",
+        "infinite_amax",
+        "fp8_nan",
     ),
     "mxfp8": (
-        "rope_contraction", "round_before_quantize", "amax_floor", "infinite_amax", "fp8_nan"
+        "rope_contraction",
+        "round_before_quantize",
+        "amax_floor",
+        "infinite_amax",
+        "fp8_nan",
     ),
     "bf16": ("rope_contraction",),
     "fp8": ("rope_contraction", "round_before_quantize", "per_tensor_scaling", "fp8_nan"),

@@ -172,7 +172,9 @@ class RopeKvReference:
         floor32 = torch.tensor(floor, dtype=torch.float32, device=amax.device)
         bits = torch.maximum(amax, floor32).view(torch.int32)
         round_up = ((bits & 0x7FFFFF) > self.fp8_max_mantissa).to(torch.int32)
-        scale = ((bits >> 23) - self.fp8_max_exponent + round_up).clamp(self.e8m0_min, self.e8m0_max)
+        scale = ((bits >> 23) - self.fp8_max_exponent + round_up).clamp(
+            self.e8m0_min, self.e8m0_max
+        )
         if nan_scale_for_inf:
             scale = torch.where(amax.isinf(), 255, scale)
         return scale

@@ -373,7 +373,12 @@ def test_e4m3_non_finite_bytes(ref, value, saturate, nan_to_negative_max, byte):
 
 def test_bf16_nan_is_canonical():
     x = torch.tensor([math.nan, -math.nan, math.inf, -0.0])
-    assert RopeKvReference.to_bf16(x).view(torch.int16).tolist() == [0x7FFF, 0x7FFF, 0x7F80, -0x8000]
+    assert RopeKvReference.to_bf16(x).view(torch.int16).tolist() == [
+        0x7FFF,
+        0x7FFF,
+        0x7F80,
+        -0x8000,
+    ]
 
 
 def non_finite_token(nope_values, rope_values):
