@@ -104,6 +104,27 @@ class RoundBeforeQuantize(enum.Enum):
     NONE = "none"  # the fp32 row is quantized as it is
 
 
+class InfiniteAmax(enum.Enum):
+    """What a block-scaled format stores for a block whose amax is +-Inf."""
+
+    # [vLLM 0.33.0 SASS] ceilf(log2f(inf / 448)) + 127 clamps to 255 (UE8M0's NaN code) and the
+    # reciprocal exp2f(-inf) is 0: the block's finite values store +-0, its infinities NaN.
+    NAN_SCALE = "nan_scale"
+    # the byte read off inf's exponent field (clamped, 247 for e4m3), reciprocal 2^(127 - byte):
+    # the infinities saturate to +-fp8_max, the finite values flush to zero.
+    LARGEST_SCALE = "largest_scale"
+
+
+class Fp8Nan(enum.Enum):
+    """What an e4m3 value stores for NaN (NaN takes no part in a block amax either way: fmaxf)."""
+
+    # [vLLM 0.33.0 SASS] fminf(fmaxf(x, -fp8_max), fp8_max) before the conversion: NaN becomes
+    # -fp8_max (0xFE for 448)
+    NEGATIVE_MAX = "negative_max"
+    # the conversion's own NaN (cvt.rn.satfinite: 0x7F), sign dropped
+    E4M3_NAN = "e4m3_nan"
+
+
 class PerTensorScaling(enum.Enum):
     RECIPROCAL_MULTIPLY = "reciprocal_multiply"  # x * RN(1 / scale)
     DIVIDE = "divide"  # RN(x / scale), IEEE division
@@ -141,6 +162,8 @@ class CacheFormat:
     round_before_quantize: RoundBeforeQuantize  # formats with e4m3 values
     amax_floor: float  # block-scaled formats: the block amax is at least this (fp32); 0: none
     per_tensor_scaling: PerTensorScaling | None  # per-tensor fp8 only
+    infinite_amax: InfiniteAmax | None  # block-scaled formats only
+    fp8_nan: Fp8Nan | None  # formats with e4m3 values only
 
 
 @dataclass(frozen=True)
@@ -212,6 +235,8 @@ def _parse_cache_format(name: str, d: dict) -> CacheFormat:
         per_tensor_scaling=(
             PerTensorScaling(d["per_tensor_scaling"]) if "per_tensor_scaling" in d else None
         ),
+        infinite_amax=InfiniteAmax(d["infinite_amax"]) if "infinite_amax" in d else None,
+        fp8_nan=Fp8Nan(d["fp8_nan"]) if "fp8_nan" in d else None,
     )
 
 

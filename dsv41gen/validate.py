@@ -928,12 +928,31 @@ def _check_fp8_max(kernel: dict, here: Path_, report: Report) -> None:
 
 # Which numerics field each cache kind must state, and which it must not (ref §0).
 _NUMERICS_FIELDS = {
-    "fp8_ds_mla": ("rope_contraction", "round_before_quantize", "amax_floor"),
-    "mxfp8": ("rope_contraction", "round_before_quantize", "amax_floor"),
+    "fp8_ds_mla": (
+        "rope_contraction",
+        "round_before_quantize",
+        "amax_floor",
+        "infinite_amax",
+        "fp8_nan",
+    ),
+    "mxfp8": (
+        "rope_contraction",
+        "round_before_quantize",
+        "amax_floor",
+        "infinite_amax",
+        "fp8_nan",
+    ),
     "bf16": ("rope_contraction",),
-    "fp8": ("rope_contraction", "round_before_quantize", "per_tensor_scaling"),
+    "fp8": ("rope_contraction", "round_before_quantize", "per_tensor_scaling", "fp8_nan"),
 }
-_ALL_NUMERICS = ("rope_contraction", "round_before_quantize", "amax_floor", "per_tensor_scaling")
+_ALL_NUMERICS = (
+    "rope_contraction",
+    "round_before_quantize",
+    "amax_floor",
+    "per_tensor_scaling",
+    "infinite_amax",
+    "fp8_nan",
+)
 
 
 def _check_cache_numerics(name: str, fmt: dict, here: Path_, report: Report) -> None:
