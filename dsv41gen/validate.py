@@ -53,6 +53,16 @@ _PATTERN_HELP = {
     "^[0-9]{1,5}": "must be a non-negative integer of at most 5 digits",
 }
 
+# Fields the language had and dropped because they reached no generated code: what a spec
+# that still writes one should do instead.
+RETIRED_FIELDS = {
+    ("kv_cache", "layouts"): (
+        ": the language no longer has it: its fields (block sizes, bytes per token, page "
+        "alignment, block-size rules) reached no generated code; remove the section and keep "
+        "any facts it recorded as comments"
+    ),
+}
+
 _TYPE_WORDS = {
     "object": "a mapping",
     "array": "a list",
@@ -158,8 +168,10 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
                 "compute-capability family" if path[-1:] == ("by_capability_family",) else "field"
             )
             for key in sorted(set(error.instance) - set(allowed)):
-                hint = did_you_mean(key, allowed) or (
-                    f"; allowed: {', '.join(allowed)}" if allowed else ""
+                hint = (
+                    RETIRED_FIELDS.get(path + (key,))
+                    or did_you_mean(key, allowed)
+                    or (f"; allowed: {', '.join(allowed)}" if allowed else "")
                 )
                 reported.append(path + (key,))
                 diagnostics.add(
@@ -823,20 +835,6 @@ def _kv_spec_types(spec: ResolvedSpec, report: Report) -> None:
                 break
             seen.add(parent)
             parent = types[parent].get("parent")
-    for name, layout in kv.get("layouts", {}).items():
-        spec_type = layout.get("spec_type")
-        if types and spec_type not in types:
-            report(
-                ("kv_cache", "layouts", name, "spec_type"),
-                f"unknown KV spec type {spec_type!r}" + did_you_mean(spec_type, types),
-            )
-        if "page_alignment" in layout and len(layout["page_alignment"]) != len(
-            layout.get("bytes_per_token", [])
-        ):
-            report(
-                ("kv_cache", "layouts", name, "page_alignment"),
-                "needs one alignment per bytes_per_token entry",
-            )
 
 
 @rule
@@ -1204,7 +1202,9 @@ def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
             )
 
 
-def _default_within_maximum(hf: dict, method: str, body: dict, maximum: int, report: Report) -> None:
+def _default_within_maximum(
+    hf: dict, method: str, body: dict, maximum: int, report: Report
+) -> None:
     """The default num_speculative_tokens the reference hf_config gives must meet the maximum:
     otherwise the variant's own checkpoint cannot be served without naming the count."""
     rules = body.get("num_speculative_tokens", {})
