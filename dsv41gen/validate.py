@@ -1160,6 +1160,57 @@ def _compress_ratio_template(spec: ResolvedSpec, report: Report, here: tuple, me
             )
 
 
+def _display_name_messages(data: dict) -> list[tuple[tuple, str]]:
+    """The spec messages that may say {display_name}, with their field paths."""
+    found = []
+    for name, body in data.get("speculative", {}).get("forbidden", {}).items():
+        found.append((("speculative", "forbidden", name, "message"), (body or {}).get("message")))
+    for name, body in data.get("runner", {}).get("forbidden_modes", {}).items():
+        found.append((("runner", "forbidden_modes", name, "message"), (body or {}).get("message")))
+    kv = data.get("kv_cache", {})
+    found.append(
+        (
+            ("kv_cache", "unsupported_compress_ratio_message"),
+            kv.get("unsupported_compress_ratio_message"),
+        )
+    )
+    compressor = kv.get("kv_source_compressor") or {}
+    found.append(
+        (
+            ("kv_cache", "kv_source_compressor", "unsupported_compress_ratio_message"),
+            compressor.get("unsupported_compress_ratio_message"),
+        )
+    )
+    return [(path, message) for path, message in found if isinstance(message, str)]
+
+
+@rule
+def _inherited_messages_name_their_variant(spec: ResolvedSpec, report: Report) -> None:
+    """A message this variant inherits must not name the ancestor that wrote it: raised for
+    this variant, it would name the wrong model. {display_name} names the variant it is raised
+    for."""
+    import re
+
+    own = spec.data.get("variant", {}).get("display_name")
+    ancestors = {doc.data.get("variant", {}).get("display_name") for doc in spec.lineage[:-1]} - {
+        own,
+        None,
+    }
+    for path, message in _display_name_messages(spec.data):
+        if spec.where(path).file == spec.file:
+            continue  # the variant's own words: it may name another model on purpose
+        for name in sorted(a for a in ancestors if isinstance(a, str)):
+            # a whole name only: "DeepSeek V4" in "DeepSeek V4.1" is not V4's name
+            if re.search(rf"(?<![\w.]){re.escape(name)}(?!\.?\w)", message):
+                report(
+                    path,
+                    f"names {name!r}, but {own} inherits this message and would raise it "
+                    f"naming {name}; write {{display_name}} where the name goes (each "
+                    "variant's own display_name fills it in)",
+                )
+                break
+
+
 # A message with its {display_name} fields filled in (a generated string literal)
 MAX_FILLED_MESSAGE_CHARS = 16384
 

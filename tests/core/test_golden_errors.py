@@ -201,6 +201,15 @@ specs/deepseek_v41.yaml:@DeepseekV41ForCausalLMX: v2@:5: runner.default_model_ru
 """,
     ),
     (
+        # issue 26 item 5: V4.1 inherits V4's message; naming V4 in it would make V4.1 raise it
+        # naming V4. Reported at V4's line, naming the variant that inherits it.
+        "inherited_message_names_the_ancestor",
+        [(V4, "        Adaptive verification requires full", "        DeepSeek V4 adaptive verification requires full")],
+        """
+specs/deepseek_v4.yaml:@adaptive_verification_without_full_cudagraphs:+3@:7: runner.forbidden_modes.adaptive_verification_without_full_cudagraphs.message: names 'DeepSeek V4', but DeepSeek V4.1 inherits this message and would raise it naming DeepSeek V4; write {display_name} where the name goes (each variant's own display_name fills it in) (in specs/deepseek_v41.yaml, which inherits this value)
+""",
+    ),
+    (
         "kv_spec_type_unknown",
         [(V4, "CircularBufferSpec: {parent: AttentionSpec", "CircularBufferSpec: {parent: AttentionSpc")],
         """
@@ -916,6 +925,7 @@ def test_golden_case_count_and_rules_covered():
         "engine_known": "engine_release_unknown",
         "text_is_printable": "text_with_a_bidi_control",
         "license_lines_are_not_headers": "license_line_reads_like_the_header",
+        "inherited_messages_name_their_variant": "inherited_message_names_the_ancestor",
     }
     ids = {case[0] for case in CASES}
     assert set(iter_rules()) == set(covered), "a new semantic rule needs a golden case here"
