@@ -697,18 +697,6 @@ class KvSpecType:
 
 
 @dataclass(frozen=True)
-class KvLayout:
-    name: str
-    spec_type: str
-    block_size: int | None
-    bytes_per_token: tuple[int, ...]
-    page_alignment: tuple[int, ...]
-    bounded_replay: bool
-    block_size_rule: str | None
-    block_size_by_compress_ratio: tuple[tuple[int, int], ...]
-
-
-@dataclass(frozen=True)
 class KvSourceCompressor:
     """kv_cache.kv_source_compressor: a layer listed in hf_config.<layers_listed_in> and below
     hf_config.<layers_below> builds a compressor that accepts only ``compress_ratios``."""
@@ -733,7 +721,6 @@ class KvSourceCompressor:
 @dataclass(frozen=True)
 class KvCache:
     spec_types: tuple[KvSpecType, ...]  # parents before children
-    layouts: tuple[KvLayout, ...]
     compress_ratios: tuple[int, ...]
     unsupported_compress_ratio_message: str | None
     # what a ratio outside compress_ratios raises (None: not stated; ValueError where a message is)
@@ -759,26 +746,8 @@ class KvCache:
 
         for name in types:
             visit(name)
-        layouts = tuple(
-            KvLayout(
-                name=name,
-                spec_type=body["spec_type"],
-                block_size=body.get("block_size"),
-                bytes_per_token=tuple(body.get("bytes_per_token", ())),
-                page_alignment=tuple(body.get("page_alignment", ())),
-                bounded_replay=body.get("bounded_replay", False),
-                block_size_rule=body.get("block_size_rule"),
-                block_size_by_compress_ratio=tuple(
-                    sorted(
-                        (int(k), v) for k, v in body.get("block_size_by_compress_ratio", {}).items()
-                    )
-                ),
-            )
-            for name, body in sorted(d.get("layouts", {}).items())
-        )
         return KvCache(
             tuple(ordered),
-            layouts,
             tuple(d.get("compress_ratios", ())),
             d.get("unsupported_compress_ratio_message"),
             d.get("unsupported_compress_ratio_error"),

@@ -52,6 +52,16 @@ _PATTERN_HELP = {
     "^[0-9]{1,5}": "must be a non-negative integer of at most 5 digits",
 }
 
+# Fields the language had and dropped because they reached no generated code: what a spec
+# that still writes one should do instead.
+RETIRED_FIELDS = {
+    ("kv_cache", "layouts"): (
+        ": the language no longer has it: its fields (block sizes, bytes per token, page "
+        "alignment, block-size rules) reached no generated code; remove the section and keep "
+        "any facts it recorded as comments"
+    ),
+}
+
 _TYPE_WORDS = {
     "object": "a mapping",
     "array": "a list",
@@ -157,8 +167,10 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
                 "compute-capability family" if path[-1:] == ("by_capability_family",) else "field"
             )
             for key in sorted(set(error.instance) - set(allowed)):
-                hint = did_you_mean(key, allowed) or (
-                    f"; allowed: {', '.join(allowed)}" if allowed else ""
+                hint = (
+                    RETIRED_FIELDS.get(path + (key,))
+                    or did_you_mean(key, allowed)
+                    or (f"; allowed: {', '.join(allowed)}" if allowed else "")
                 )
                 reported.append(path + (key,))
                 diagnostics.add(
@@ -822,20 +834,6 @@ def _kv_spec_types(spec: ResolvedSpec, report: Report) -> None:
                 break
             seen.add(parent)
             parent = types[parent].get("parent")
-    for name, layout in kv.get("layouts", {}).items():
-        spec_type = layout.get("spec_type")
-        if types and spec_type not in types:
-            report(
-                ("kv_cache", "layouts", name, "spec_type"),
-                f"unknown KV spec type {spec_type!r}" + did_you_mean(spec_type, types),
-            )
-        if "page_alignment" in layout and len(layout["page_alignment"]) != len(
-            layout.get("bytes_per_token", [])
-        ):
-            report(
-                ("kv_cache", "layouts", name, "page_alignment"),
-                "needs one alignment per bytes_per_token entry",
-            )
 
 
 @rule
@@ -1180,6 +1178,57 @@ def _compress_ratio_template(spec: ResolvedSpec, report: Report, here: tuple, me
             )
 
 
+def _display_name_messages(data: dict) -> list[tuple[tuple, str]]:
+    """The spec messages that may say {display_name}, with their field paths."""
+    found = []
+    for name, body in data.get("speculative", {}).get("forbidden", {}).items():
+        found.append((("speculative", "forbidden", name, "message"), (body or {}).get("message")))
+    for name, body in data.get("runner", {}).get("forbidden_modes", {}).items():
+        found.append((("runner", "forbidden_modes", name, "message"), (body or {}).get("message")))
+    kv = data.get("kv_cache", {})
+    found.append(
+        (
+            ("kv_cache", "unsupported_compress_ratio_message"),
+            kv.get("unsupported_compress_ratio_message"),
+        )
+    )
+    compressor = kv.get("kv_source_compressor") or {}
+    found.append(
+        (
+            ("kv_cache", "kv_source_compressor", "unsupported_compress_ratio_message"),
+            compressor.get("unsupported_compress_ratio_message"),
+        )
+    )
+    return [(path, message) for path, message in found if isinstance(message, str)]
+
+
+@rule
+def _inherited_messages_name_their_variant(spec: ResolvedSpec, report: Report) -> None:
+    """A message this variant inherits must not name the ancestor that wrote it: raised for
+    this variant, it would name the wrong model. {display_name} names the variant it is raised
+    for."""
+    import re
+
+    own = spec.data.get("variant", {}).get("display_name")
+    ancestors = {doc.data.get("variant", {}).get("display_name") for doc in spec.lineage[:-1]} - {
+        own,
+        None,
+    }
+    for path, message in _display_name_messages(spec.data):
+        if spec.where(path).file == spec.file:
+            continue  # the variant's own words: it may name another model on purpose
+        for name in sorted(a for a in ancestors if isinstance(a, str)):
+            # a whole name only: "DeepSeek V4" in "DeepSeek V4.1" is not V4's name
+            if re.search(rf"(?<![\w.]){re.escape(name)}(?!\.?\w)", message):
+                report(
+                    path,
+                    f"names {name!r}, but {own} inherits this message and would raise it "
+                    f"naming {name}; write {{display_name}} where the name goes (each "
+                    "variant's own display_name fills it in)",
+                )
+                break
+
+
 # A message with its {display_name} fields filled in (a generated string literal)
 MAX_FILLED_MESSAGE_CHARS = 16384
 
@@ -1222,7 +1271,9 @@ def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
             )
 
 
-def _default_within_maximum(hf: dict, method: str, body: dict, maximum: int, report: Report) -> None:
+def _default_within_maximum(
+    hf: dict, method: str, body: dict, maximum: int, report: Report
+) -> None:
     """The default num_speculative_tokens the reference hf_config gives must meet the maximum:
     otherwise the variant's own checkpoint cannot be served without naming the count."""
     rules = body.get("num_speculative_tokens", {})
