@@ -1593,6 +1593,29 @@ _KERNELS = Obj(
                                             "or the IEEE quotient RN(x / scale)."
                                         ),
                                     ),
+                                    Field(
+                                        "infinite_amax",
+                                        Enum(values=("nan_scale", "largest_scale")),
+                                        doc=(
+                                            "Block-scaled formats, a block whose amax is +-Inf: "
+                                            "nan_scale stores scale byte 255 and multiplies by "
+                                            "exp2(-inf) = 0, so finite values store +-0 and "
+                                            "infinities NaN (vLLM 0.33.0); largest_scale stores "
+                                            "the byte of inf's exponent field, so infinities "
+                                            "saturate to +-fp8_max."
+                                        ),
+                                    ),
+                                    Field(
+                                        "fp8_nan",
+                                        Enum(values=("negative_max", "e4m3_nan")),
+                                        doc=(
+                                            "Formats with e4m3 values, a NaN value: negative_max "
+                                            "saturates fminf(fmaxf(x, -fp8_max), fp8_max), so NaN "
+                                            "stores -fp8_max (0xFE; vLLM 0.33.0); e4m3_nan stores "
+                                            "the conversion's NaN (0x7F). NaN takes no part in a "
+                                            "block amax either way (fmaxf)."
+                                        ),
+                                    ),
                                 ),
                             ),
                             min_properties=1,
