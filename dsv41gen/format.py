@@ -17,11 +17,13 @@ directory:
   `DisableFormat: true` in generated/ is how a consumer keeps clang-format out of it.
 
 Determinism: `check` runs the same discovery from the same output directory, so it compares
-against the same formatting. The formatter versions and the effective configuration are
-recorded in the MANIFEST (`FormatSettings.fingerprint`), so the no-op fast path never vouches
-for a tree formatted under other settings, and a `check` that fails because a machine has
-another formatter release says so in the MANIFEST's diff. For byte-identical output on every
-machine, pin ruff and clang-format (to one minor / one major release) in the lock file.
+against the same formatting. The formatter versions and the effective configuration
+(`FormatSettings.fingerprint`) are kept in this machine's build record, not in the tree, so the
+no-op fast path never vouches for a tree formatted under other settings, while a machine with
+another formatter release whose output is byte-identical passes `check` (staleness is decided
+by content; a `check` that fails names the formatter releases it compared with). For
+byte-identical output on every machine, pin ruff and clang-format (to one minor / one major
+release) in the lock file.
 """
 
 from __future__ import annotations

@@ -73,9 +73,9 @@ def inputs_hash(spec_paths: list[Path], out_dir: Path) -> str:
 
 
 def generator_hash() -> str:
-    """The generator's own code. Kept out of the header hash (a refactoring that changes no
-    output must not restamp every file) but recorded in the MANIFEST, so the no-op fast path
-    never vouches for output that a changed generator might render differently."""
+    """The generator's own code. Kept out of the headers and the MANIFEST (a refactoring that
+    changes no output must not restamp any file) but kept in this machine's build record, so the
+    no-op fast path never vouches for output that a changed generator might render differently."""
     parts: list[bytes] = []
     # The kernel sources too: a generated module stamps their digest (kernels/runtime.py).
     kernels = [p for p in _tree_files(_PACKAGE_DIR / "kernels", "*") if p.suffix != ".py"]

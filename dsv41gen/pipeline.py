@@ -371,6 +371,7 @@ class BuildResult:
     out_dir: Path
     package: str
     files: dict[str, str]
+    members: tuple[Path, ...] = ()  # the family's spec files (what the build record hashes)
 
 
 def _spec_files_of(lineage: dict[str, set[str]], output) -> tuple[str, ...]:
@@ -434,12 +435,14 @@ def build_texts(
         # The MANIFEST is the family's one stamp of its inputs (the other headers carry only
         # their own content hash, so an edit rewrites only the files whose text changes).
         digest = inputs_hash([s.document.path for s in inputs.specs], out_dir)
-        manifest = manifest_body(files, family.name, settings.fingerprint())
+        manifest = manifest_body(files, family.name)
         files[f"{family.name}/{MANIFEST}"] = (
             make_header(
                 "#", spec_files, manifest, inputs_hash=digest, license_header=inputs.license_header
             )
             + manifest
         )
-        results.append(BuildResult(out_dir, family.name, files))
+        results.append(
+            BuildResult(out_dir, family.name, files, tuple(s.document.path for s in inputs.specs))
+        )
     return results

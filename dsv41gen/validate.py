@@ -1204,6 +1204,28 @@ def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
             )
 
 
+def _default_within_maximum(hf: dict, method: str, body: dict, maximum: int, report: Report) -> None:
+    """The default num_speculative_tokens the reference hf_config gives must meet the maximum:
+    otherwise the variant's own checkpoint cannot be served without naming the count."""
+    rules = body.get("num_speculative_tokens", {})
+    default = rules.get("default", "tokens_per_round")
+    if default == "draft_config_fields":
+        fields = rules.get("default_sources", [])
+    elif default == "tokens_per_round":
+        fields = body.get("tokens_per_round", {}).get("sources", [])
+    else:
+        return
+    field = next((f for f in fields if _is_count(hf.get(f))), None)
+    if field is None or not isinstance(maximum, int) or hf[field] <= maximum:
+        return
+    report(
+        ("speculative", "methods", method, "num_speculative_tokens", "maximum"),
+        f"maximum {maximum} is below the default num_speculative_tokens, {hf[field]} "
+        f"(hf_config.{field}): a request that names no count would be refused; raise the "
+        f"maximum to at least {hf[field]} or lower hf_config.{field}",
+    )
+
+
 @rule
 def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
     hf = spec.data.get("hf_config", {})
@@ -1212,6 +1234,7 @@ def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
         maximum = rules.get("maximum")
         if maximum is None:
             continue
+        _default_within_maximum(hf, method, body, maximum, report)
         sources = body.get("tokens_per_round", {}).get("sources", [])
         source = next((s for s in sources if _is_count(hf.get(s))), None)
         if source is None:

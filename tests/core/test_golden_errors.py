@@ -299,7 +299,20 @@ specs/deepseek_v41.yaml:@scale_bytes: 8@:9: kernels.rope_kv_insert.cache_formats
         "divisibility_never_met",
         [(V4, "        divisibility: none", "        divisibility: always\n        maximum: 2")],
         """
+specs/deepseek_v4.yaml:@maximum: 2@:9: speculative.methods.dspark.num_speculative_tokens.maximum: maximum 2 is below the default num_speculative_tokens, 5 (hf_config.dspark_block_size): a request that names no count would be refused; raise the maximum to at least 5 or lower hf_config.dspark_block_size
 specs/deepseek_v4.yaml:@maximum: 2@:9: speculative.methods.dspark.num_speculative_tokens.maximum: maximum 2 is below tokens per round (3, hf_config.num_nextn_predict_layers): no num_speculative_tokens can be both <= 2 and divisible by 3; raise the maximum to at least 3 or relax `divisibility` (in specs/deepseek_v41.yaml, which inherits this value)
+""",
+    ),
+    (
+        # issue 26 item 3: only an explicit count was held to the maximum; the default the
+        # reference checkpoint gives (dspark_block_size 7) resolved to 7 above a maximum of 5
+        "default_above_maximum",
+        [
+            (V4, "        divisibility: none", "        divisibility: none\n        maximum: 5"),
+            (V4, "  dspark_block_size: 5", "  dspark_block_size: 7"),
+        ],
+        """
+specs/deepseek_v4.yaml:@maximum: 5@:9: speculative.methods.dspark.num_speculative_tokens.maximum: maximum 5 is below the default num_speculative_tokens, 7 (hf_config.dspark_block_size): a request that names no count would be refused; raise the maximum to at least 7 or lower hf_config.dspark_block_size
 """,
     ),
     (
