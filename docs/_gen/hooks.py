@@ -1,10 +1,11 @@
 """MkDocs hooks: the pages that are generated, never written by hand.
 
-- ``reference/language.md`` from the language's declaration (``language_reference.py``);
 - the performance tables, each from its committed ``benchmarks/results/*.json``
   (``performance_tables.py``), where a page says ``<!-- table: NAME -->``.
 
-The CLI reference is mkdocs-click's, from the click commands (``docs/reference/cli.md``).
+The CLI reference is mkdocs-click's, from the click commands (``docs/reference/cli.md``). The
+spec-language reference, ``reference/language.md``, is written from the language's declaration
+by ``python -m dsv41gen.spec.derive`` and committed (a test fails when it is stale).
 The hooks run inside ``mkdocs build``, so a strict build checks the generated pages' links too.
 """
 
@@ -13,8 +14,6 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
-
-from mkdocs.structure.files import File, Files
 
 HERE = Path(__file__).resolve().parent
 
@@ -25,15 +24,6 @@ def _module(name: str):
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
-
-
-def on_files(files: Files, config) -> Files:
-    language = _module("language_reference")
-    import json
-
-    schema = json.loads(language.SCHEMA.read_text(encoding="utf-8"))
-    files.append(File.generated(config, "reference/language.md", content=language.render(schema)))
-    return files
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

@@ -78,7 +78,7 @@ def _sizes_on(
     """The block sizes a device of ``family`` gets, following inheritance as the classes do."""
     sizes = _inherited(backend.key, "kernel_block_sizes", by_key)
     for fam, values in sizes.by_family:
-        if family is not None and int(fam.value[2:]) == family:
+        if family is not None and fam.number == family:
             return list(values)
     return list(sizes.default)
 
@@ -88,7 +88,7 @@ def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
     for variant in family.variants:
         for backend in variant.backends:
             by_key.setdefault(backend.key, backend)
-    families = [int(f.value[2:]) for f in CapabilityFamily] + [NO_FAMILY]
+    families = [f.number for f in CapabilityFamily] + [NO_FAMILY]
     cases, sparse = [], []
     for key, backend in by_key.items():
         target = sparse if backend.kind is BackendKind.SPARSE_MLA else cases
