@@ -45,7 +45,9 @@ ENGINE_DISTRIBUTION = "vllm"
 @dataclass(frozen=True)
 class EngineFunction:
     module: str
-    owner: str  # the class that defines the function; "" for a module-level table (a dict)
+    # the class that defines the function; "": a module-level function (static True) or a
+    # module-level table, a dict (static False)
+    owner: str
     attribute: str
     static: bool  # a staticmethod (True) or a plain method taking self (False)
     parameters: tuple[str, ...]  # inspect.signature(...).parameters, in order
@@ -121,10 +123,15 @@ SPARSE_MLA_BACKENDS = UnhookableSite(
     "chosen by registered name through vLLM's attention selector; the spec names these "
     "backends and their block sizes, not classes, so there is nothing to put in their place",
 )
-DSPARK_KV_LAYOUT = UnhookableSite(
-    "(no function in vLLM 0.33.0)",
-    "the DSpark draft model class builds its layers from the target's config; no config or "
-    "runner function decides whether the draft shares the target's KV layout",
+# Which attention backend a DSpark draft gets when the user names none: the target's for
+# drafts whose layers share its KV layout (v1/worker/gpu/spec_decode/dspark/utils.py, a
+# module function its caller looks up in the module at each call).
+DSPARK_ATTENTION_BACKEND = EngineFunction(
+    "vllm.v1.worker.gpu.spec_decode.dspark.utils",
+    "",
+    "_resolve_dspark_attention_backend",
+    True,
+    ("draft_model_config", "draft_backend", "target_backend"),
 )
 EAGLE_STYLE_FALLBACK = UnhookableSite(
     "(no function in vLLM 0.33.0)",

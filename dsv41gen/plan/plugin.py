@@ -108,6 +108,12 @@ class PluginPlan:
     # engine crashes (vLLM 0.33.0's MTP): the hook puts the spec's refusal in place of the crash
     refuses_unset_num_speculative_tokens: bool = False
     engine_sets: tuple[EngineSetPlan, ...] = ()
+    # (a DSpark draft's model_type, whether its layers share the target's KV layout, source)
+    dspark_kv_layouts: tuple[tuple[str, bool, Comment], ...] = ()
+
+    @property
+    def dspark_kv_layout_rows(self) -> tuple[tuple[PyLiteral, PyLiteral, Comment], ...]:
+        return tuple((PyLiteral(m), PyLiteral(r), s) for m, r, s in self.dspark_kv_layouts)
 
     @property
     def engine_set_platforms_py(self) -> PyLiteral:
@@ -197,14 +203,6 @@ class _TomlView:
 
     def __getattr__(self, name: str) -> TomlString:
         return TomlString(getattr(self._of, name))
-
-
-def _methods_with(family: Family, attribute: str) -> tuple[str, ...]:
-    return tuple(
-        m.value
-        for m in Method
-        if any(getattr(v.method(m), attribute, False) for v in family.variants)
-    )
 
 
 ATTENTION_SITE_PREFIX = "attention_backends."
@@ -385,6 +383,21 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
                 replacements[0][3],
             )
         )
+    kv_layouts = _dspark_kv_layouts(family, sources)
+    if kv_layouts:
+        hooked.append(
+            HookedSite(
+                SiteName.DSPARK_KV_LAYOUT.value,
+                engine.DSPARK_ATTENTION_BACKEND,
+                "dspark_attention_backend",
+                True,
+                (
+                    "speculative.methods.dspark.reuses_target_kv_layout",
+                    "speculative.methods.dspark.draft_model_type",
+                ),
+                kv_layouts[0][2],
+            )
+        )
     if any(v.runner.forbidden_modes for v in family.variants):
         hooked.append(
             HookedSite(
@@ -414,6 +427,27 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
             m.num_speculative_tokens.required for v in family.variants for m in v.methods
         ),
         engine_sets=_engine_sets(family, sources),
+        dspark_kv_layouts=kv_layouts,
+    )
+
+
+def _dspark_kv_layouts(family: Family, sources: SourceMap) -> tuple[tuple[str, bool, Comment], ...]:
+    """Per DSpark draft model_type: whether its layers share the target's KV layout (and so
+    take the target's attention backend). A draft model_type two variants answer differently
+    for says nothing to go by: vLLM's own answer stays."""
+    answers: dict[str, list[tuple[bool, Comment]]] = {}
+    for variant in family.variants:
+        method = variant.method(Method.DSPARK)
+        if method is None:
+            continue
+        source = sources.ref(variant.name, "speculative", "methods", "dspark")
+        answers.setdefault(method.draft_model_type, []).append(
+            (method.reuses_target_kv_layout, source)
+        )
+    return tuple(
+        (model_type, given[0][0], given[0][1])
+        for model_type, given in sorted(answers.items())
+        if len({answer for answer, _ in given}) == 1
     )
 
 
@@ -455,14 +489,6 @@ def _unhooked(family: Family) -> tuple[UnhookedSite, ...]:
                 engine.COMPRESS_RATIO_CHECK,
             )
         )
-    if _methods_with(family, "reuses_target_kv_layout"):
-        out.append(
-            (
-                SiteName.DSPARK_KV_LAYOUT,
-                ("speculative.methods.<method>.reuses_target_kv_layout",),
-                engine.DSPARK_KV_LAYOUT,
-            )
-        )
     return tuple(
         UnhookedSite(name.value, site.where, reads, site.reason) for name, reads, site in out
     )
@@ -472,7 +498,7 @@ def site_table(plan: PluginPlan) -> list[list[str]]:
     """Rows for ``explain``: site, vLLM function, hook, spec fields read."""
     rows = []
     for site in plan.hooked:
-        if site.target.owner == "":
+        if site.target.owner == "" and not site.target.static:
             hook = f"plugin.{site.hook} (adds the family's model_types the engine lacks)"
         elif site.replaces:
             hook = f"plugin.{site.hook}"

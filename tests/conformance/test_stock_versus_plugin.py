@@ -123,6 +123,21 @@ def build_matrix(family, root: Path) -> list[dict]:
                                         "kv_cache_dtype": kv_cache_dtype,
                                     }
                                 )
+    # the attention backend of a DSpark draft (the family's draft model_types and others)
+    draft_model_types = sorted(
+        {m.draft_model_type for v in family.variants for m in v.methods} | {"qwen3"}
+    )
+    for draft_model_type in draft_model_types:
+        for draft_backend in (None, "FLASH_ATTN"):
+            for target_backend in (None, "FLASHMLA_SPARSE", "FLASH_ATTN"):
+                cases.append(
+                    {
+                        "kind": "dspark_backend",
+                        "draft_model_type": draft_model_type,
+                        "draft_backend": draft_backend,
+                        "target_backend": target_backend,
+                    }
+                )
     cases.append({"kind": "registry", "archs": [a.name for v in family.variants for a in v.architectures]})
     return cases
 
@@ -212,7 +227,7 @@ def test_the_matrix_is_large_and_reaches_both_outcomes(compared):
     cases, stock = compared["cases"], compared["stock"]["results"]
     assert len(cases) >= MINIMUM_CASES, len(cases)
     kinds = Counter(c["kind"] for c in cases)
-    assert kinds["speculative"] and kinds["vllm_config"], kinds
+    assert kinds["speculative"] and kinds["vllm_config"] and kinds["dspark_backend"], kinds
     outcomes = Counter(r["outcome"] for r in stock)
     assert outcomes["ok"] > len(cases) // 10 and outcomes["error"], outcomes
     # the fp8 cases reach vLLM's fp8 quantization (a venv without its imports errs on every
@@ -231,6 +246,10 @@ def test_v4_and_v41_behave_as_stock_vllm_with_the_plugin(compared):
     stock, plugin = compared["stock"], compared["plugin"]
     assert plugin["load"]["outcome"] == "ok", plugin["load"]
     assert "vllm.config.speculative.SpeculativeConfig.__post_init__" in plugin["load"]["changed"]
+    assert (
+        "vllm.v1.worker.gpu.spec_decode.dspark.utils._resolve_dspark_attention_backend"
+        in plugin["load"]["changed"]
+    )
     refused: dict[str, list[dict]] = {name: [] for name in CRASH_RULES}
     differ = []
     for case, before, after in zip(cases, stock["results"], plugin["results"]):

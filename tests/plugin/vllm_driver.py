@@ -205,7 +205,26 @@ def run_engine_sets(case: dict) -> dict:
     }
 
 
+def run_dspark_backend(case: dict) -> dict:
+    """The attention backend vLLM's DSpark setup gives a draft of ``draft_model_type``
+    (v1/worker/gpu/spec_decode/dspark/utils.py), looked up in its module as its caller does."""
+    import types
+
+    import vllm.v1.worker.gpu.spec_decode.dspark.utils as utils
+    from vllm.v1.attention.backends.registry import AttentionBackendEnum
+
+    def backend(name):
+        return None if name is None else AttentionBackendEnum[name]
+
+    draft = types.SimpleNamespace(hf_config=types.SimpleNamespace(model_type=case["draft_model_type"]))
+    chosen = utils._resolve_dspark_attention_backend(
+        draft, backend(case["draft_backend"]), backend(case["target_backend"])
+    )
+    return {"outcome": "ok", "values": {"backend": None if chosen is None else chosen.name}}
+
+
 RUNNERS = {
+    "dspark_backend": run_dspark_backend,
     "engine_sets": run_engine_sets,
     "layer_backend": run_layer_backend,
     "speculative": run_speculative,
@@ -223,6 +242,13 @@ WATCHED = (
 )
 
 
+MODULE_WATCHED = (
+    ("vllm.v1.worker.gpu.spec_decode.dspark.utils", "_resolve_dspark_attention_backend"),
+    ("vllm.config.vllm", "default_breakable_cudagraph_architectures"),
+    ("vllm.config.kernel", "FLASHINFER_MOE_EP_ARCHITECTURES"),
+)
+
+
 def _watched() -> dict[str, object]:
     import importlib
 
@@ -233,6 +259,8 @@ def _watched() -> dict[str, object]:
         for m, o, a in WATCHED
     }
     seen["_CONFIG_REGISTRY"] = tuple(sorted(dict.keys(_CONFIG_REGISTRY)))
+    for module, attribute in MODULE_WATCHED:
+        seen[f"{module}.{attribute}"] = importlib.import_module(module).__dict__.get(attribute)
     return seen
 
 
