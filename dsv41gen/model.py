@@ -292,10 +292,21 @@ class Architecture:
     registry: RegistryTable
     module: str
     class_name: str
+    # The engine-wide sets keyed on the architecture name this architecture is a member of
+    # (architectures.<name>.engine_sets, names of plan/engine.py's ENGINE_SETS); None: not
+    # stated, so the lineage's architecture of the same module and class decides (plan/plugin.py).
+    engine_sets: tuple[str, ...] | None = None
 
     @staticmethod
     def parse(name: str, d: dict) -> Architecture:
-        return Architecture(name, RegistryTable(d["registry"]), d["module"], d["class"])
+        sets = d.get("engine_sets")
+        return Architecture(
+            name,
+            RegistryTable(d["registry"]),
+            d["module"],
+            d["class"],
+            None if sets is None else tuple(sets),
+        )
 
 
 @dataclass(frozen=True)
