@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .errors import Location
+from .spec.engine_facts import capability_number
+from .spec.parse import Record, declared_at, read
 
 
 class ScalarType(enum.Enum):
@@ -587,8 +589,13 @@ class CapabilityFamily(enum.Enum):
     SM120 = "sm120"
 
     @property
+    def number(self) -> int:
+        """The family as generated code compares it: sm90 -> 90."""
+        return capability_number(self.value)
+
+    @property
     def major(self) -> int:
-        return int(self.value[2:]) // 10
+        return self.number // 10
 
 
 @dataclass(frozen=True)
@@ -640,6 +647,17 @@ class AttentionBackend:
     supported_kv_cache_layouts: tuple[str, ...] | None
     metadata_builder: EngineClass | None  # None: inherited from the parent
     platform: BackendPlatform
+    # Every declared field, read from the declaration (spec/parse.py): a field without a
+    # hand-written one above is read here, and reads as an attribute (backend.<field>).
+    declared: Record
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("_") or name == "declared":
+            raise AttributeError(name)
+        try:
+            return self.declared[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
     @staticmethod
     def parse(key: str, d: dict) -> AttentionBackend:
@@ -661,6 +679,7 @@ class AttentionBackend:
             if builder is not None
             else None,
             platform=BackendPlatform(d.get("platform", "cuda")),
+            declared=read(declared_at("attention_backends.*"), d),
         )
 
 
@@ -675,18 +694,6 @@ class KvSpecType:
     name: str
     parent: str | None
     state_like: StateLike
-
-
-@dataclass(frozen=True)
-class KvLayout:
-    name: str
-    spec_type: str
-    block_size: int | None
-    bytes_per_token: tuple[int, ...]
-    page_alignment: tuple[int, ...]
-    bounded_replay: bool
-    block_size_rule: str | None
-    block_size_by_compress_ratio: tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True)
@@ -714,7 +721,6 @@ class KvSourceCompressor:
 @dataclass(frozen=True)
 class KvCache:
     spec_types: tuple[KvSpecType, ...]  # parents before children
-    layouts: tuple[KvLayout, ...]
     compress_ratios: tuple[int, ...]
     unsupported_compress_ratio_message: str | None
     # what a ratio outside compress_ratios raises (None: not stated; ValueError where a message is)
@@ -740,26 +746,8 @@ class KvCache:
 
         for name in types:
             visit(name)
-        layouts = tuple(
-            KvLayout(
-                name=name,
-                spec_type=body["spec_type"],
-                block_size=body.get("block_size"),
-                bytes_per_token=tuple(body.get("bytes_per_token", ())),
-                page_alignment=tuple(body.get("page_alignment", ())),
-                bounded_replay=body.get("bounded_replay", False),
-                block_size_rule=body.get("block_size_rule"),
-                block_size_by_compress_ratio=tuple(
-                    sorted(
-                        (int(k), v) for k, v in body.get("block_size_by_compress_ratio", {}).items()
-                    )
-                ),
-            )
-            for name, body in sorted(d.get("layouts", {}).items())
-        )
         return KvCache(
             tuple(ordered),
-            layouts,
             tuple(d.get("compress_ratios", ())),
             d.get("unsupported_compress_ratio_message"),
             d.get("unsupported_compress_ratio_error"),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import Diagnostic, Diagnostics, Location, SpecError, UsageError, did_you_mean, dotted
-from .inputs import discover_specs
+from .inputs import contained, discover_specs
 from .load import display_name
 from .model import Family, Provenance, Variant
 from .resolve import MAX_EXTENDS_DEPTH, ResolvedSpec, Resolver, _parent_path
@@ -104,6 +104,28 @@ def _family_checks(
             backends.check(backend.key, backend, spec, diagnostics)
     _family_backend_names(members, variants, diagnostics)
     _kernel_module_names(members, variants, diagnostics)
+    _backend_hierarchy(members, variants, diagnostics)
+
+
+def _backend_hierarchy(
+    members: list[ResolvedSpec], variants: list[Variant], diagnostics: Diagnostics
+) -> None:
+    """backends.py defines each class after its parent (plan.backends.parent_first), which a
+    cycle of parents makes impossible: an error at the parent of the cycle's first class."""
+    from .plan.backends import backend_cycle
+
+    cycle = backend_cycle(variants)
+    if cycle is None:
+        return
+    first = cycle[0]
+    spec = next(s for s, v in zip(members, variants) if any(b.key == first for b in v.backends))
+    diagnostics.add(
+        spec.where(("attention_backends", first, "parent")),
+        f"attention_backends.{first}.parent",
+        f"the backend classes' parents form a cycle: {' -> '.join(cycle)}; a class cannot "
+        "derive from itself: give one of them another parent (a backend outside the cycle, "
+        "or an engine class with parent_module)",
+    )
 
 
 def _kernel_module_names(
@@ -272,7 +294,9 @@ def load_families(
                 sorted(p.name for p in path.parent.glob("*.yaml")) if path.parent.is_dir() else []
             )
             raise UsageError(f"no such spec file: {path}" + did_you_mean(path.name, candidates))
-    requested = {p.resolve() for p in spec_paths}
+    # as discover_specs names them: a symlink out of its directory stays the link, which the
+    # loader refuses at the file (resolved, it was no discovered spec: a KeyError, exit 70)
+    requested = {contained(p) for p in spec_paths}
     resolved: dict[Path, ResolvedSpec] = {}
     discovered = discover_specs(spec_paths)
     for path in discovered:
@@ -347,6 +371,7 @@ class BuildResult:
     out_dir: Path
     package: str
     files: dict[str, str]
+    members: tuple[Path, ...] = ()  # the family's spec files (what the build record hashes)
 
 
 def _spec_files_of(lineage: dict[str, set[str]], output) -> tuple[str, ...]:
@@ -410,12 +435,14 @@ def build_texts(
         # The MANIFEST is the family's one stamp of its inputs (the other headers carry only
         # their own content hash, so an edit rewrites only the files whose text changes).
         digest = inputs_hash([s.document.path for s in inputs.specs], out_dir)
-        manifest = manifest_body(files, family.name, settings.fingerprint())
+        manifest = manifest_body(files, family.name)
         files[f"{family.name}/{MANIFEST}"] = (
             make_header(
                 "#", spec_files, manifest, inputs_hash=digest, license_header=inputs.license_header
             )
             + manifest
         )
-        results.append(BuildResult(out_dir, family.name, files))
+        results.append(
+            BuildResult(out_dir, family.name, files, tuple(s.document.path for s in inputs.specs))
+        )
     return results

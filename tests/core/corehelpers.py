@@ -16,6 +16,11 @@ V4 = "deepseek_v4.yaml"
 V41 = "deepseek_v41.yaml"
 
 
+# For a test that needs the formatters to run (a fault injected inside ruff, say): the format
+# cache would otherwise answer from a previous build and no formatter would start.
+NO_FORMAT_CACHE = {"DSV41GEN_CACHE_DIR": "off"}
+
+
 # The specs these tests are written about. A fixture copies these, not the whole specs/
 # directory, so a variant added beside them (the README's worked example, say) changes no
 # expected value here.

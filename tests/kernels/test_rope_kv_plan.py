@@ -85,13 +85,13 @@ def test_variants_share_nothing_but_tables(rope_kv_plans):
         config = text[f"csrc/{variant}/rope_kv_config.h"]
         assert f"#define DSV41GEN_ROPE_KV_NAMESPACE dsv41gen_{variant}" in config
         assert config.index("#define DSV41GEN_ROPE_KV_NAMESPACE") < config.index(
-            '#include "rope_kv_common.h"'
+            "#include <rope_kv_common.h>"
         )
-        assert config.index('#include "rope_kv_common.h"') < config.index(
+        assert config.index("#include <rope_kv_common.h>") < config.index(
             "struct CacheTraits<CacheKind::kBf16>"
         )
         for unit in rope_kv_plans[variant].units:
-            assert '#include "rope_kv_kernel.cuh"' in text[f"csrc/{variant}/{unit.file_name}"]
+            assert "#include <rope_kv_kernel.cuh>" in text[f"csrc/{variant}/{unit.file_name}"]
     assert "CacheKind::kMxfp8" in v41[f"csrc/{V41}/rope_kv_config.h"]
     assert "CacheKind::kMxfp8" not in v4[f"csrc/{V4}/rope_kv_config.h"]
     # the kernels expand inside the variant's namespace: the core has no namespace or include
@@ -100,9 +100,9 @@ def test_variants_share_nothing_but_tables(rope_kv_plans):
     assert not re.search(r"^\s*(namespace\s+\w|#include)", core, re.MULTILINE)
     kernel = (KERNELS / "rope_kv_kernel.cuh").read_text()
     assert (
-        kernel.index('#include "rope_kv_config.h"')
+        kernel.index("#ifndef DSV41GEN_ROPE_KV_NAMESPACE")  # the pre-included configuration's
         < kernel.index("namespace DSV41GEN_ROPE_KV_NAMESPACE::rope_kv {")
-        < kernel.index('#include "rope_kv_core.cuh"')
+        < kernel.index("#include <rope_kv_core.cuh>")
     )
 
 

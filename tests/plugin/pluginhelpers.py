@@ -16,16 +16,6 @@ import vllm_forkserver  # noqa: E402
 
 SPECS = REPO / "specs"
 DRIVER = Path(__file__).resolve().parent / "vllm_driver.py"
-VENV_VARIABLE = "DSV41GEN_VLLM_VENV"
-DEFAULT_VENV = REPO / ".cache" / "vllm-0.33.0-venv"
-
-
-STAMP = ".dsv41gen-conformance-stamp"  # written by scripts/conformance_venv.sh once it works
-
-
-def vllm_venv() -> Path | None:
-    venv = Path(os.environ.get(VENV_VARIABLE) or DEFAULT_VENV)
-    return venv if (venv / STAMP).is_file() and (venv / "bin" / "python").exists() else None
 
 
 class Driver:
