@@ -202,7 +202,8 @@ def rope_kv_module(ops, case):
             kv + 1, case.cache, slots.flip(0), positions, case.cos_sin, 64, case.scale,
             case.fmt.kv_mxfp8,
         )  # fmt: skip
-        return case.q_out.float().sum(dim=-1)
+        # elementwise only: a reduction compiled by inductor may round in another order
+        return case.q_out.float() * 2
 
     return forward
 
@@ -240,9 +241,8 @@ def test_rope_kv_compiles_and_replays(ops, rope_kv_references, fmt_name):
     fn = compiled(forward)
     out = fn(*case.inputs())
     torch.cuda.synchronize()
-    assert torch.equal(out, eager_out) and torch.equal(case.backing, eager_cache), (
-        "the compiled module's outputs or cache differ from eager"
-    )
+    assert torch.equal(case.backing, eager_cache), "the compiled module's cache differs from eager"
+    assert torch.equal(out, eager_out), "the compiled module's output differs from eager"
 
     def new_inputs(seed):
         other = RopeKvCase(ref, fmt_name, seed=100 + seed)
