@@ -194,13 +194,15 @@ def rope_kv_module(ops, case):
 
     def forward(kv, q_in, positions, slots, k_cache, q_out):
         # the cache and q_out are arguments, as vLLM passes its KV cache to the attention op
-        kv = kv * 1.5
+        # powers of two only: inductor fuses kv * a + b without rounding kv * a to bf16, so an
+        # inexact product would differ from eager before any kernel runs
+        kv = kv * 2
         ns.fused_deepseek_v4_qnorm_rope_kv_insert(
             q_in, q_out, kv, k_cache, slots, positions, case.cos_sin, case.heads,
             1e-6, True, 64, case.scale, case.fmt.kv_mxfp8,
         )  # fmt: skip
         ns.fused_deepseek_v4_kv_rope_insert(
-            kv + 1, k_cache, slots.flip(0), positions, case.cos_sin, 64, case.scale,
+            kv * 0.25, k_cache, slots.flip(0), positions, case.cos_sin, 64, case.scale,
             case.fmt.kv_mxfp8,
         )  # fmt: skip
         # elementwise only: a reduction compiled by inductor may round in another order
