@@ -313,7 +313,7 @@ def check(specs: tuple[Path, ...], out_dir: Path) -> None:
 
 
 _CHECK_LABELS = (
-    ("added", "missing (run `dsv41gen build`)"),
+    ("added", "missing"),
     (
         "changed",
         "differs from what the specs generate (run `dsv41gen build`; the diff below shows "

@@ -45,6 +45,8 @@ class BackendClassPlan:
     source: str
     name: str  # get_name() always differs: registered names are unique
     block_sizes: BlockSizesPlan | None  # None: inherited
+    head_sizes: tuple[int, ...] | None  # None: inherited
+    head_sizes_source: str | None
     rocm_query_lens_mismatch: str | None  # source ref when overridden
     kv_cache_layouts: tuple[str, ...] | None
     kv_cache_layouts_source: str | None
@@ -75,6 +77,10 @@ class BackendClassPlan:
     @property
     def builder_ident(self) -> Identifier | None:
         return Identifier(self.builder) if self.builder else None
+
+    @property
+    def head_sizes_py(self) -> PyLiteral:
+        return PyLiteral(list(self.head_sizes or ()))
 
     @property
     def kv_cache_layouts_py(self) -> PyCode:
@@ -124,9 +130,7 @@ class BackendsPlan:
 
 def _block_sizes(sizes: KernelBlockSizes, source: str) -> BlockSizesPlan:
     by_family = tuple(
-        (int(family.value[2:]), values)
-        for family, values in sizes.by_family
-        if values != sizes.default
+        (family.number, values) for family, values in sizes.by_family if values != sizes.default
     )
     return BlockSizesPlan(by_family, sizes.default, sizes.note, source)
 
@@ -254,6 +258,8 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
             backend.supported_kv_cache_layouts if overrides("supported_kv_cache_layouts") else None
         )
         builder = backend.metadata_builder if overrides("metadata_builder") else None
+        heads = backend.supported_head_sizes if overrides("supported_head_sizes") else None
+        parent_heads = effective_field(backend.parent, "supported_head_sizes", by_key)
         inherited = tuple(
             label
             for label, present in (
@@ -261,6 +267,7 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
                 ("get_builder_cls", builder is not None),
                 ("supports_device_cpu_query_lens_mismatch", rocm is not None),
                 ("supported_kv_cache_layouts", layouts is not None),
+                ("get_supported_head_sizes", heads is not None or parent_heads is None),
             )
             if not present and inherited_from_family
         )
@@ -272,6 +279,10 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
                 source=ref(variant, *here),
                 name=backend.name,
                 block_sizes=block,
+                head_sizes=heads,
+                head_sizes_source=ref(variant, *here, "supported_head_sizes")
+                if heads is not None
+                else None,
                 rocm_query_lens_mismatch=rocm,
                 kv_cache_layouts=layouts,
                 kv_cache_layouts_source=ref(variant, *here, "supported_kv_cache_layouts")

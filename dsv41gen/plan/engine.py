@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..codegen_values import DottedPath, Identifier
+from ..spec.engine_facts import VLLM_VERSION
 
-VLLM_VERSION = "0.33.0"
+__all__ = ["VLLM_VERSION"]  # the fact lives in spec/engine_facts.py; planners import it here
 
 
 @dataclass(frozen=True)

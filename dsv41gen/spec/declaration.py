@@ -19,6 +19,7 @@ from .language import (
     SNAKE_CASE,
     UPPER_CASE,
     Bool,
+    Change,
     Const,
     Enum,
     Field,
@@ -32,6 +33,9 @@ from .language import (
     Ref,
     Str,
     anchored,
+    behaviour,
+    breaking,
+    cosmetic,
 )
 
 # The speculative methods vLLM 0.33.0 knows (SpeculativeConfig.method).
@@ -44,6 +48,7 @@ _METHOD = Obj(
             Str(min_length=1),
             doc="Name used in messages, e.g. 'classic-MTP'.",
             required=True,
+            review=(cosmetic("method label (messages) changed", Change.CHANGED),),
         ),
         Field(
             "weights",
@@ -61,6 +66,7 @@ _METHOD = Obj(
             "draft_architecture",
             Str(pattern=IDENTIFIER),
             doc=("Architecture the draft config is rewritten to (a speculative_decoding entry)."),
+            review=(breaking("draft architecture changed", Change.CHANGED, Change.REMOVED),),
         ),
         Field(
             "target_quantization",
@@ -86,6 +92,7 @@ _METHOD = Obj(
                         ),
                         doc="HF config fields, first non-empty wins.",
                         required=True,
+                        review=(behaviour("tokens-per-round source changed", Change.CHANGED),),
                     ),
                 ),
             ),
@@ -163,6 +170,7 @@ _METHOD = Obj(
                 ),
             ),
             required=True,
+            review=(behaviour("num_speculative_tokens rule changed", below=True),),
         ),
     ),
 )
@@ -185,12 +193,14 @@ _VARIANT = Obj(
             Str(min_length=1),
             doc="Human name used in messages, e.g. 'DeepSeek V4.1'.",
             required=True,
+            review=(cosmetic("display name (messages) changed", Change.CHANGED),),
         ),
         Field(
             "model_type",
             Str(pattern=SNAKE_CASE),
             doc="The HF config `model_type` of this variant.",
             required=True,
+            review=(breaking("HF model_type changed", Change.CHANGED),),
         ),
     ),
 )
@@ -206,21 +216,25 @@ _ARCHITECTURES = Map(
                 ),
                 doc="Which registry table lists it.",
                 required=True,
+                review=(breaking("architecture moved to another registry table", Change.CHANGED),),
             ),
             Field(
                 "module",
                 Str(pattern=DOTTED_NAME),
                 doc="Python module that defines the class.",
                 required=True,
+                review=(breaking("registry target module changed", Change.CHANGED),),
             ),
             Field(
                 "class",
                 Str(pattern=IDENTIFIER),
                 doc="Class name in that module.",
                 required=True,
+                review=(breaking("registry target class changed", Change.CHANGED),),
             ),
         ),
     ),
+    entry=(breaking("registry architecture removed or renamed", Change.REMOVED, below=True),),
 )
 
 _CHECKPOINT = Obj(
@@ -241,6 +255,7 @@ _CHECKPOINT = Obj(
                                 "e.g. 'mtp.{i}.'."
                             ),
                             required=True,
+                            review=(breaking("checkpoint stage prefix changed", Change.CHANGED),),
                         ),
                         Field(
                             "stage_count",
@@ -278,6 +293,7 @@ _CHECKPOINT = Obj(
                             ),
                             doc="How the engine's loader counts the stages it loads.",
                             required=True,
+                            review=(behaviour("checkpoint stage count rule changed", below=True),),
                         ),
                         Field(
                             "stages_past_count",
@@ -287,6 +303,11 @@ _CHECKPOINT = Obj(
                                 " past the stage count that is not a model-level weight: "
                                 "skips it (classic MTP) or fails on it (DSpark: no such "
                                 "decoder layer). Default: skipped."
+                            ),
+                            review=(
+                                behaviour(
+                                    "what the loader does with stages past the count changed"
+                                ),
                             ),
                         ),
                         Field(
@@ -302,6 +323,9 @@ _CHECKPOINT = Obj(
                                 "field, e.g. 'model.layers.{num_hidden_layers+i}.'."
                             ),
                             required=True,
+                            review=(
+                                behaviour("engine parameter names a stage loads into changed"),
+                            ),
                         ),
                         Field(
                             "required",
@@ -309,6 +333,13 @@ _CHECKPOINT = Obj(
                             doc=(
                                 "Weights every stage must have (under stage_prefix, loaded "
                                 "into maps_to)."
+                            ),
+                            review=(
+                                breaking(
+                                    "required checkpoint weights renamed or changed",
+                                    Change.CHANGED,
+                                    Change.REMOVED,
+                                ),
                             ),
                         ),
                         Field(
@@ -330,6 +361,11 @@ _CHECKPOINT = Obj(
                                             "'model.'."
                                         ),
                                         required=True,
+                                        review=(
+                                            behaviour(
+                                                "engine parameter names a stage loads into changed"
+                                            ),
+                                        ),
                                     ),
                                     Field(
                                         "required",
@@ -338,6 +374,13 @@ _CHECKPOINT = Obj(
                                             "Model-level weights the checkpoint ships under "
                                             "some stage's prefix (any stage: the engine loads"
                                             " each once)."
+                                        ),
+                                        review=(
+                                            breaking(
+                                                "required model-level checkpoint weights renamed or changed",
+                                                Change.CHANGED,
+                                                Change.REMOVED,
+                                            ),
                                         ),
                                     ),
                                     Field(
@@ -399,6 +442,11 @@ _CHECKPOINT = Obj(
                                 "engine's loader fails on; a checkpoint carrying one is "
                                 "refused."
                             ),
+                            review=(
+                                breaking(
+                                    "checkpoint names newly rejected", Change.ADDED, Change.CHANGED
+                                ),
+                            ),
                         ),
                         Field(
                             "block",
@@ -414,6 +462,11 @@ _CHECKPOINT = Obj(
                                             "stage's maps_to, e.g. 'mtp_block.' (V4 classic "
                                             "MTP), '' (DSpark). Default: ''."
                                         ),
+                                        review=(
+                                            behaviour(
+                                                "engine parameter names a stage loads into changed"
+                                            ),
+                                        ),
                                     ),
                                     Field(
                                         "required",
@@ -424,6 +477,13 @@ _CHECKPOINT = Obj(
                                             " shared experts)."
                                         ),
                                         required=True,
+                                        review=(
+                                            breaking(
+                                                "required checkpoint weights renamed or changed",
+                                                Change.CHANGED,
+                                                Change.REMOVED,
+                                            ),
+                                        ),
                                     ),
                                     Field(
                                         "optional",
@@ -679,6 +739,7 @@ _CHECKPOINT = Obj(
                         ),
                     ),
                 ),
+                entry=(breaking("checkpoint weight set removed", Change.REMOVED, below=True),),
             ),
             required=True,
         ),
@@ -718,13 +779,37 @@ _SPECULATIVE = Obj(
     fields=(
         Field(
             "methods",
-            Obj(fields=tuple(Field(method, METHOD) for method in SPECULATIVE_METHODS)),
+            Obj(
+                fields=tuple(
+                    Field(
+                        method,
+                        METHOD,
+                        review=(
+                            breaking("speculative method dropped", Change.REMOVED, below=True),
+                        ),
+                    )
+                    for method in SPECULATIVE_METHODS
+                )
+            ),
             doc="Speculative methods this variant allows.",
             required=True,
         ),
         Field(
             "forbidden",
-            Obj(fields=tuple(Field(method, FORBIDDEN_METHOD) for method in SPECULATIVE_METHODS)),
+            Obj(
+                fields=tuple(
+                    Field(
+                        method,
+                        FORBIDDEN_METHOD,
+                        review=(
+                            behaviour(
+                                "speculative method newly forbidden", Change.ADDED, below=True
+                            ),
+                        ),
+                    )
+                    for method in SPECULATIVE_METHODS
+                )
+            ),
             doc="Methods this variant rejects, and what to use instead.",
         ),
         Field(
@@ -762,7 +847,12 @@ KERNEL_BLOCK_SIZES = Obj(
             ),
             doc="Per compute-capability family (sm90 = every 9.x device).",
         ),
-        Field("note", Str(), doc="Why these sizes (copied into the generated comment)."),
+        Field(
+            "note",
+            Str(),
+            doc="Why these sizes (copied into the generated comment).",
+            review=(cosmetic("block-size note"),),
+        ),
     ),
 )
 
@@ -775,6 +865,7 @@ _ATTENTION_BACKENDS = Map(
                 Str(pattern=UPPER_CASE),
                 doc="get_name() value.",
                 required=True,
+                review=(breaking("backend registered name changed", Change.CHANGED),),
             ),
             Field(
                 "kind",
@@ -797,7 +888,22 @@ _ATTENTION_BACKENDS = Map(
                 Str(pattern=DOTTED_NAME),
                 doc="Module of an engine parent class.",
             ),
-            Field("kernel_block_sizes", KERNEL_BLOCK_SIZES),
+            Field(
+                "kernel_block_sizes",
+                KERNEL_BLOCK_SIZES,
+                review=(behaviour("kernel block sizes changed", below=True),),
+            ),
+            Field(
+                "supported_head_sizes",
+                List(
+                    items=Int(minimum=1, maximum=65536, range="a head of at most 65536 values"),
+                    max_items=64,
+                    unique=True,
+                ),
+                doc="get_supported_head_sizes(): the head sizes vLLM lets this backend run "
+                "(AttentionBackend.supports_head_size, checked when the backend is selected); "
+                "[] accepts every size. Without it the parent's list is inherited.",
+            ),
             Field("supports_device_cpu_query_lens_mismatch_on_rocm", Bool()),
             Field("supported_kv_cache_layouts", List(items=Str(pattern=UPPER_CASE))),
             Field(
@@ -835,6 +941,7 @@ _ATTENTION_BACKENDS = Map(
             ),
         ),
     ),
+    entry=(breaking("attention backend removed", Change.REMOVED, below=True),),
 )
 
 _KV_CACHE = Obj(
@@ -850,70 +957,6 @@ _KV_CACHE = Obj(
                             "state_like",
                             Enum(values=("always", "when_unsplit", "never")),
                             doc="Space use does not grow with sequence length.",
-                        ),
-                    ),
-                ),
-            ),
-        ),
-        Field(
-            "layouts",
-            Map(
-                keys=Str(pattern=SNAKE_CASE),
-                values=Obj(
-                    fields=(
-                        Field("spec_type", Str(pattern=IDENTIFIER), required=True),
-                        Field(
-                            "block_size",
-                            Int(
-                                minimum=1,
-                                maximum=65536,
-                                range="a KV-cache block of at most 65536 tokens",
-                            ),
-                        ),
-                        Field(
-                            "bytes_per_token",
-                            List(
-                                items=Int(
-                                    minimum=1,
-                                    maximum=1048576,
-                                    range="at most 1 MiB per token",
-                                ),
-                                min_items=1,
-                                max_items=64,
-                            ),
-                        ),
-                        Field(
-                            "page_alignment",
-                            List(
-                                items=Int(
-                                    minimum=1,
-                                    maximum=1048576,
-                                    range="at most 1 MiB per token",
-                                ),
-                                min_items=1,
-                                max_items=64,
-                            ),
-                        ),
-                        Field("bounded_replay", Bool()),
-                        Field("requires_model_runner", Enum(values=("v1", "v2"))),
-                        Field("tokens_per_state", Enum(values=("compress_ratio",))),
-                        Field(
-                            "block_size_by_compress_ratio",
-                            Map(
-                                keys=Str(pattern=anchored(r"[0-9]{1,5}")),
-                                values=Int(
-                                    minimum=1,
-                                    maximum=65536,
-                                    range="a KV-cache block of at most 65536 tokens",
-                                ),
-                            ),
-                        ),
-                        Field("block_size_rule", Str()),
-                        Field(
-                            "dtype",
-                            Enum(
-                                values=("float32", "bfloat16", "float16", "uint8", "float8_e4m3fn"),
-                            ),
                         ),
                     ),
                 ),
@@ -1033,6 +1076,7 @@ _RUNNER = Obj(
         Field(
             "default_model_runner",
             Map(keys=Str(pattern=IDENTIFIER), values=Enum(values=("v1", "v2"))),
+            review=(behaviour("default model runner changed", below=True),),
         ),
         Field(
             "forbidden_modes",
@@ -1080,6 +1124,7 @@ _RUNNER = Obj(
                             Str(min_length=1),
                             doc="The exact ValueError message.",
                             required=True,
+                            review=(cosmetic("runner-mode message reworded", Change.CHANGED),),
                         ),
                         Field(
                             "adaptive_verification",
@@ -1090,6 +1135,11 @@ _RUNNER = Obj(
                             ),
                         ),
                     ),
+                ),
+                entry=(
+                    behaviour("runner mode newly forbidden", Change.ADDED, below=True),
+                    behaviour("runner-mode guard removed", Change.REMOVED, below=True),
+                    behaviour("forbidden runner modes changed", Change.CHANGED, below=True),
                 ),
             ),
         ),
@@ -1226,6 +1276,11 @@ _QUANTIZATION = Obj(
                             unique=True,
                         ),
                         required=True,
+                        review=(
+                            breaking(
+                                "MXFP8 scale layout removed", Change.CHANGED, when_shrinks=True
+                            ),
+                        ),
                     ),
                     Field(
                         "launch",
@@ -1332,6 +1387,11 @@ _KERNELS = Obj(
                             unique=True,
                         ),
                         required=True,
+                        review=(
+                            breaking(
+                                "kernel input dtype removed", Change.CHANGED, when_shrinks=True
+                            ),
+                        ),
                     ),
                     Field(
                         "num_heads_q_padded",
@@ -1349,6 +1409,13 @@ _KERNELS = Obj(
                         ),
                         doc="kNumHeadsQPadded values to instantiate; 0 = KV-only.",
                         required=True,
+                        review=(
+                            breaking(
+                                "compiled kNumHeadsQPadded instantiation removed",
+                                Change.CHANGED,
+                                when_shrinks=True,
+                            ),
+                        ),
                     ),
                     Field(
                         "apply_q_norm",
@@ -1526,9 +1593,35 @@ _KERNELS = Obj(
                                             "or the IEEE quotient RN(x / scale)."
                                         ),
                                     ),
+                                    Field(
+                                        "infinite_amax",
+                                        Enum(values=("nan_scale", "largest_scale")),
+                                        doc=(
+                                            "Block-scaled formats, a block whose amax is +-Inf: "
+                                            "nan_scale stores scale byte 255 and multiplies by "
+                                            "exp2(-inf) = 0, so finite values store +-0 and "
+                                            "infinities NaN (vLLM 0.33.0); largest_scale stores "
+                                            "the byte of inf's exponent field, so infinities "
+                                            "saturate to +-fp8_max."
+                                        ),
+                                    ),
+                                    Field(
+                                        "fp8_nan",
+                                        Enum(values=("negative_max", "e4m3_nan")),
+                                        doc=(
+                                            "Formats with e4m3 values, a NaN value: negative_max "
+                                            "saturates fminf(fmaxf(x, -fp8_max), fp8_max), so NaN "
+                                            "stores -fp8_max (0xFE; vLLM 0.33.0); e4m3_nan stores "
+                                            "the conversion's NaN (0x7F). NaN takes no part in a "
+                                            "block amax either way (fmaxf)."
+                                        ),
+                                    ),
                                 ),
                             ),
                             min_properties=1,
+                            entry=(
+                                breaking("KV cache format removed", Change.REMOVED, below=True),
+                            ),
                         ),
                         required=True,
                     ),
@@ -1632,6 +1725,7 @@ SPEC = Obj(
             "variant",
             _VARIANT,
             required=True,
+            review=(breaking("variant removed", Change.REMOVED),),
         ),
         Field(
             "architectures",
@@ -1647,6 +1741,7 @@ SPEC = Obj(
             "hf_config",
             _HF_CONFIG,
             doc="HF config fields this family reads, with a reference checkpoint's values.",
+            review=(cosmetic("reference checkpoint config value", below=True),),
         ),
         Field(
             "speculative",
@@ -1680,6 +1775,7 @@ SPEC = Obj(
                 "Review bookkeeping: breaking changes accepted on purpose (see `dsv41gen diff "
                 "--against`)."
             ),
+            review=(cosmetic("review waivers", below=True),),
         ),
         Field(
             "license_header",

@@ -27,7 +27,6 @@ from .language import (
     OneOf,
     Raw,
     Ref,
-    Review,
     Str,
     Type,
 )
@@ -120,12 +119,17 @@ def _anchor(path: str) -> str:
     )
 
 
-def _review_cell(reviews: tuple[Review, ...]) -> str:
+def _review_cell(item: Field) -> str:
+    """The field's review entries; a map's per-entry ones prefixed 'an entry'."""
+    entries = [("", review) for review in item.review]
+    if isinstance(item.type, Map):
+        entries += [("an entry ", review) for review in item.type.entry]
     return "; ".join(
-        f"{'/'.join(c.value for c in r.changes)}: {r.severity.value}"
-        + (" (and below)" if r.below else "")
-        + (" (when it loses an item)" if r.when_shrinks else "")
-        for r in reviews
+        f"{prefix}{'/'.join(c.value for c in r.changes)}: {r.severity.value} ({r.what}"
+        + (", and every field below" if r.below else "")
+        + (", when it loses an item" if r.when_shrinks else "")
+        + ")"
+        for prefix, r in entries
     )
 
 
@@ -190,7 +194,7 @@ def language_reference() -> str:
                         type_summary(item.type, child),
                         "yes" if item.required else "",
                         _default_cell(item),
-                        _review_cell(item.review),
+                        _review_cell(item),
                         item.doc or "",
                     )
                 )

@@ -14,6 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .engine_facts import CAPABILITY_FAMILIES, capability_number
+
+__all__ = ["CAPABILITY_FAMILIES", "capability_number"]  # re-exported for the declaration
+
 # Every pattern is anchored at both ends. `$` alone also matches before a final newline, so
 # `(?![\s\S])` refuses anything after it: 'deepseek_v4\n' is not an identifier.
 _END = r"$(?![\s\S])"
@@ -28,18 +32,8 @@ IDENTIFIER = anchored(r"[A-Za-z_][A-Za-z0-9_]*")
 SNAKE_CASE = anchored(r"[a-z][a-z0-9_]*")
 UPPER_CASE = anchored(r"[A-Z][A-Z0-9_]*")
 DOTTED_NAME = anchored(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-
-
-# Compute-capability families, as vLLM's `DeviceCapability.to_int() // 10` groups devices:
-# sm90 is every 9.x device. A spec names them; the generated code compares their numbers.
-CAPABILITY_FAMILIES = ("sm70", "sm80", "sm90", "sm100", "sm110", "sm120")
-
-
-def capability_number(family: str) -> int:
-    """'sm90' -> 90, the family's major version times ten (the one place the name is read)."""
-    if family not in CAPABILITY_FAMILIES:
-        raise ValueError(f"not a capability family: {family!r}")
-    return int(family.removeprefix("sm"))
+# A value of these becomes a Python name (each dotted part, for a path): no keyword may stand.
+NAME_PATTERNS = frozenset({IDENTIFIER, SNAKE_CASE, UPPER_CASE, DOTTED_NAME})
 
 
 class Severity(enum.Enum):

@@ -86,3 +86,27 @@ def test_every_required_field_is_in_the_schema_required_list():
     assert len(fields) > 150
     assert all(isinstance(item, Field) for _, item in fields)
     assert '"required": ["spec_version", "variant", "architectures", "speculative"]' in schema
+
+
+def test_the_typed_capability_families_are_the_declared_ones():
+    from dsv41gen.model import CapabilityFamily
+
+    assert [f.value for f in CapabilityFamily] == list(CAPABILITY_FAMILIES)
+    assert [f.number for f in CapabilityFamily] == [70, 80, 90, 100, 110, 120]
+
+
+def test_engine_facts_sit_at_the_bottom_floor():
+    """Validation reads the engine release from spec/engine_facts.py, which imports nothing of
+    dsv41gen; the planner re-exports the same object."""
+    import ast
+    from pathlib import Path
+
+    import dsv41gen.spec.engine_facts as facts
+    from dsv41gen.plan import engine
+
+    tree = ast.parse(Path(facts.__file__).read_text(encoding="utf-8"))
+    imported = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    assert all(n.module == "__future__" for n in imported)
+    assert engine.VLLM_VERSION is facts.VLLM_VERSION
+    validate_source = (Path(facts.__file__).parents[1] / "validate.py").read_text(encoding="utf-8")
+    assert "plan.engine" not in validate_source
