@@ -459,7 +459,7 @@ def diff(
     if ref is not None:
         from .review import run_review
 
-        sys.exit(run_review(specs, ref, fmt, echo, exit_code))
+        sys.exit(run_review(specs, ref, fmt, echo, exit_code, out_dir))
     with _locked(out_dir, write=False):
         changed = _diff(specs, out_dir)
     if exit_code and changed:

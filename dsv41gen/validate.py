@@ -1202,6 +1202,12 @@ def _display_name_messages(data: dict) -> list[tuple[tuple, str]]:
     return [(path, message) for path, message in found if isinstance(message, str)]
 
 
+def _display_name(data: object) -> str | None:
+    variant = data.get("variant") if isinstance(data, dict) else None
+    name = variant.get("display_name") if isinstance(variant, dict) else None
+    return name if isinstance(name, str) else None
+
+
 @rule
 def _inherited_messages_name_their_variant(spec: ResolvedSpec, report: Report) -> None:
     """A message this variant inherits must not name the ancestor that wrote it: raised for
@@ -1209,15 +1215,14 @@ def _inherited_messages_name_their_variant(spec: ResolvedSpec, report: Report) -
     for."""
     import re
 
-    own = spec.data.get("variant", {}).get("display_name")
-    ancestors = {doc.data.get("variant", {}).get("display_name") for doc in spec.lineage[:-1]} - {
-        own,
-        None,
-    }
+    own = _display_name(spec.data)
+    # The ancestors' own documents, not yet validated when this child is (an ancestor's schema
+    # error is reported at the ancestor): read them as data that may be of any shape.
+    ancestors = {_display_name(doc.data) for doc in spec.lineage[:-1]} - {own, None}
     for path, message in _display_name_messages(spec.data):
         if spec.where(path).file == spec.file:
             continue  # the variant's own words: it may name another model on purpose
-        for name in sorted(a for a in ancestors if isinstance(a, str)):
+        for name in sorted(ancestors):
             # a whole name only: "DeepSeek V4" in "DeepSeek V4.1" is not V4's name
             if re.search(rf"(?<![\w.]){re.escape(name)}(?!\.?\w)", message):
                 report(
