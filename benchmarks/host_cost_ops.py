@@ -1,7 +1,10 @@
 """Host time per call of each generated kernel's entry points on a CUDA GPU (issue 29): the
-MXFP8 launchers (quantize / dequantize) against the same launchers as torch custom ops
-(quantize_op / dequantize_op, what torch.compile traces), and the RoPE + KV insert's torch.ops
-entry point, in one process that has loaded torch, Triton and both extensions.
+MXFP8 launchers (quantize / dequantize), allocating their outputs and writing into
+caller-provided ones (``out=``), against the same launchers as torch custom ops (quantize_op /
+dequantize_op, what torch.compile traces), and the RoPE + KV insert's torch.ops entry point, in
+one process that has loaded torch, Triton and both extensions. The parts a launcher's time is
+made of are timed alone too (``parts_us``): torch.empty of each output, and the compiled
+kernel's launcher called directly (what the launchers call once a launch class is known).
 
     python benchmarks/host_cost_ops.py --build-dir DIR --json OUT.json
 
@@ -15,7 +18,9 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -46,6 +51,36 @@ def per_call_us(fn) -> float:
     return round(statistics.median(rounds), 2)
 
 
+def driver_version() -> str | None:
+    """The NVIDIA driver version nvidia-smi reports, or None without nvidia-smi."""
+    try:
+        query = ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"]
+        return subprocess.run(query, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def bare_launch(mx, x, xq, scales):
+    """A call of the compiled quantize kernel's launcher alone (the _DirectLaunch the launcher
+    reached for x), or None where the launcher keeps none (no CUDA)."""
+    from dsv41gen.kernels import mxfp8 as kernels
+
+    mx.quantize(x, out=(xq, scales))
+    launches = [
+        launch
+        for cell in mx.quantize.__closure__ or ()
+        if isinstance(getattr(cell, "cell_contents", None), dict)
+        for launch in cell.cell_contents.values()
+        if isinstance(launch, kernels._Launch) and launch.direct
+    ]
+    if not launches:
+        return None
+    launch = launches[0]
+    (key, direct), *_ = launch.direct.items()
+    args = (x.data_ptr(), xq.data_ptr(), scales.data_ptr(), *launch.ints)
+    return lambda: direct(launch.grid, args, key[1])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--build-dir", required=True)
@@ -55,14 +90,33 @@ def main() -> int:
     _, ops, _ = load_variant("deepseek_v41", args.build_dir)
     x = torch.randn(128, 7168, device="cuda").bfloat16()
     xq, scales = mx.quantize(x)
+    xq_out, scales_out = torch.empty_like(xq), torch.empty_like(scales)
+    dq_out = torch.empty_like(x)
     results = {
         "mxfp8_quantize_launcher": per_call_us(lambda: mx.quantize(x)),
+        "mxfp8_quantize_launcher_out": per_call_us(
+            lambda: mx.quantize(x, out=(xq_out, scales_out))
+        ),
         "mxfp8_quantize_custom_op": per_call_us(lambda: mx.quantize_op(x, "row_major")),
         "mxfp8_dequantize_launcher": per_call_us(lambda: mx.dequantize(xq, scales)),
+        "mxfp8_dequantize_launcher_out": per_call_us(lambda: mx.dequantize(xq, scales, out=dq_out)),
         "mxfp8_dequantize_custom_op": per_call_us(
             lambda: mx.dequantize_op(xq, scales, "row_major", torch.bfloat16)
         ),
     }
+    device = x.device
+    parts = {
+        "torch_empty_xq": per_call_us(lambda: torch.empty(xq.shape, dtype=xq.dtype, device=device)),
+        "torch_empty_scales": per_call_us(
+            lambda: torch.empty(scales.shape, dtype=torch.uint8, device=device)
+        ),
+        "torch_empty_bf16_out": per_call_us(
+            lambda: torch.empty(x.shape, dtype=torch.bfloat16, device=device)
+        ),
+    }
+    bare = bare_launch(mx, x, xq_out, scales_out)
+    if bare is not None:
+        parts["quantize_compiled_launcher_alone"] = per_call_us(bare)
     inv = 1.0 / 10000 ** (torch.arange(0, 64, 2, dtype=torch.float64) / 64)
     angles = torch.arange(8192, dtype=torch.float64)[:, None] * inv[None]
     cos_sin = torch.cat((angles.cos(), angles.sin()), dim=1).float().cuda()
@@ -80,12 +134,15 @@ def main() -> int:
     out = dict(
         date=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         gpu=torch.cuda.get_device_name(),
+        driver=driver_version(),
         torch=torch.__version__,
         triton=triton.__version__,
         cuda=torch.version.cuda,
+        python=platform.python_version(),
         method=f"{ROUNDS} rounds of {BATCH} calls, GPU not awaited, median per-call µs",
         target_us=8,
         host_us=results,
+        parts_us=parts,
     )
     Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps(out, indent=1))

@@ -3,8 +3,11 @@
     python3 benchmarks/sweep_rope_kv_kv_only.py --build-dir DIR --json OUT.json \
         [--baseline-core FILE_OR_DIR] [--only NAME,...] [--no-check]
 
-Each candidate is V4.1's KV-only instantiations (variant deepseek_v41_kv_<name>), built from
-dsv41gen/kernels/rope_kv_core.cuh with its -D switches (DSV41GEN_KV_ONLY_PIPELINE: which formats
+Each candidate is V4.1's KV-only instantiations (variant deepseek_v41_kv_<name>): "default" built
+from dsv41gen/kernels as they are, every other one from the same sources with the
+rope_kv_core.cuh of commit SWITCHES_COMMIT, the last one that carried the sweeps' candidates as
+-D switches (the core keeps only the winners since), and that candidate's switches
+(DSV41GEN_KV_ONLY_PIPELINE: which formats
 use the bulk-copy pipeline; DSV41GEN_KV_ONLY_STAGES: its tokens in flight per warp;
 DSV41GEN_KV_ONLY_COALESCED_BF16; DSV41GEN_KV_ONLY_MIN_BLOCKS: the register cap's resident
 blocks; DSV41GEN_KV_ONLY_WAVE_BLOCKS: a grid of fewer blocks per multiprocessor;
@@ -41,6 +44,9 @@ from pathlib import Path
 import torch
 
 REPO = Path(__file__).resolve().parents[1]
+# The last commit whose dsv41gen/kernels/rope_kv_core.cuh has the candidates' -D switches (with
+# no switch given it compiles to the same SASS as today's core: scripts/compare_sass.py).
+SWITCHES_COMMIT = "77cc12a86c042da5f375f626ce3dc15ea09c23ba"
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks"), str(REPO / "tests" / "kernels")]
 
 CANDIDATES = {
@@ -165,26 +171,17 @@ def load_candidate(
     write_rope_kv(plan, src)
     # The kernel sources are dsv41gen/kernels; the baseline compiles a copy of them whose core is
     # --baseline-core, or, where that is a directory, whose every source found there is that
-    # directory's (left untouched when unchanged, so its build is reused).
+    # directory's; a candidate with switches a copy whose core is SWITCHES_COMMIT's.
     kernels = rope_kv_loader.KERNELS_DIR
+    candidate_flags = CANDIDATES[name] if flags is None else flags
     if name == "baseline":
-        kernels = src / "kernels"
-        kernels.mkdir(exist_ok=True)
         given = Path(baseline_core)
-        for source in sorted(rope_kv_loader.KERNELS_DIR.iterdir()):
-            if source.suffix not in (".h", ".cuh", ".cu", ".cpp"):
-                continue
-            if given.is_dir():
-                text = (
-                    given / source.name if (given / source.name).is_file() else source
-                ).read_text()
-            else:
-                text = (
-                    given.read_text() if source.name == "rope_kv_core.cuh" else source.read_text()
-                )
-            target = kernels / source.name
-            if not target.is_file() or target.read_text() != text:
-                target.write_text(text)
+        if given.is_dir():
+            kernels = copy_kernels(src / "kernels", given, None)
+        else:
+            kernels = copy_kernels(src / "kernels", None, given.read_text())
+    elif candidate_flags:
+        kernels = copy_kernels(src / "kernels", None, switches_core())
     full = f"_rope_kv_sweep_{plan.module}"
     module_spec = importlib.util.spec_from_file_location(full, src / f"{plan.module}.py")
     module = importlib.util.module_from_spec(module_spec)
@@ -197,9 +194,47 @@ def load_candidate(
         units=module.UNITS,
         build_directory=str(build),
         kernels_dir=kernels,
-        extra_cuda_flags=CANDIDATES[name] if flags is None else flags,
+        extra_cuda_flags=candidate_flags,
     )
     return ops, module
+
+
+def switches_core() -> str:
+    """rope_kv_core.cuh as of SWITCHES_COMMIT (git history: a full clone)."""
+    path = "dsv41gen/kernels/rope_kv_core.cuh"
+    run = subprocess.run(
+        ["git", "-C", str(REPO), "show", f"{SWITCHES_COMMIT}:{path}"],
+        capture_output=True,
+        text=True,
+    )
+    if run.returncode != 0:
+        sys.exit(
+            f"sweep: the candidates need {path} of commit {SWITCHES_COMMIT} (git show failed:"
+            f" {run.stderr.strip()}); run the sweep from a full clone (git fetch --unshallow)"
+        )
+    return run.stdout
+
+
+def copy_kernels(target: Path, directory: Path | None, core: str | None) -> Path:
+    """target holding a copy of dsv41gen/kernels' sources, each replaced by directory's file of
+    that name where it has one, and the core by core where given (files left untouched when
+    unchanged, so their build is reused)."""
+    from dsv41gen.kernels import rope_kv_loader
+
+    target.mkdir(parents=True, exist_ok=True)
+    for source in sorted(rope_kv_loader.KERNELS_DIR.iterdir()):
+        if source.suffix not in (".h", ".cuh", ".cu", ".cpp"):
+            continue
+        if core is not None and source.name == "rope_kv_core.cuh":
+            text = core
+        elif directory is not None and (directory / source.name).is_file():
+            text = (directory / source.name).read_text()
+        else:
+            text = source.read_text()
+        out = target / source.name
+        if not out.is_file() or out.read_text() != text:
+            out.write_text(text)
+    return target
 
 
 def cache_for(fmt, num_tokens, block_size, g):

@@ -4,8 +4,9 @@
         [--only NAME,...] [--heads 8,16,128] [--no-check] [--rounds N] [--dry-run]
 
 Each candidate is V4.1's Q + KV instantiations of kNumHeadsQPadded in --heads (variant
-deepseek_v41_qkv_<name>), built from dsv41gen/kernels/rope_kv_core.cuh with its -D switches
-(DSV41GEN_QKV_SCHEDULE: 0 today's reduced grid, 1 the reduced grid with the token's position read
+deepseek_v41_qkv_<name>), "default" built from dsv41gen/kernels as they are, every other one
+with the -D switches of the rope_kv_core.cuh of sweep_rope_kv_kv_only.SWITCHES_COMMIT (the core
+keeps only the winners since): (DSV41GEN_QKV_SCHEDULE: 0 today's reduced grid, 1 the reduced grid with the token's position read
 once and the next slot's row prefetched, 2 the balanced strided grid instead of the reduced one,
 3 the strided grid at every size; DSV41GEN_QKV_VECTOR_STORES: q_out rows stored as unsplit
 16-byte vectors). The candidates build in parallel processes (--build-one), through

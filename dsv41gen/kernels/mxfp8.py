@@ -314,6 +314,10 @@ MAX_ROW_TILES = 65535  # CUDA grid dimension y (grid: K tiles, row tiles, batch)
 # into its key (and nothing else of a non-constexpr argument), so one class never needs two
 # compiled kernels; the constexprs and num_warps are fixed per configuration. The kernels read
 # no globals (their constants are local), so there is nothing for the skipped re-check to catch.
+# On top of that the launchers keep, per launch class (input shapes, strides, dtypes and devices,
+# layout, launch overrides), everything the checks and the shape arithmetic decide (_Launch): a
+# call that repeats a class costs a dict lookup, its outputs' allocation (none with ``out=``) and
+# the compiled launcher's call (benchmarks/host_cost_ops.py times each entry point).
 _I32_MIN, _I32_MAX, _U64_MIN = -(1 << 31), (1 << 31) - 1, 1 << 63
 
 
@@ -351,7 +355,10 @@ def _hooked(hook: Any) -> bool:
 class _DirectLaunch:
     """Launches one compiled kernel (what ``kernel[grid](...)`` returned) as Triton's own launch
     path does: the compiled launcher, the current stream, the arguments in the kernel's order
-    with the constexprs, and the launch hooks when any are installed (profilers)."""
+    with the constexprs, and the launch hooks when any are installed (profilers). Pointers are
+    passed as the integers the caller read from its tensors (``data_ptr``): the launcher then
+    skips its per-pointer driver query, which only tells a CUDA tensor from a CPU one, and the
+    launchers check every tensor's device themselves."""
 
     __slots__ = ("compiled", "run", "function", "packed_metadata", "constexprs")
 
@@ -364,8 +371,9 @@ class _DirectLaunch:
 
     def __call__(self, grid: tuple[int, int, int], args: tuple, device: int) -> None:
         stream = _CUDA.current_stream(device)
-        enter = knobs.runtime.launch_enter_hook
-        exit_ = knobs.runtime.launch_exit_hook
+        runtime = knobs.runtime
+        enter = runtime.launch_enter_hook
+        exit_ = runtime.launch_exit_hook
         if _hooked(enter) or _hooked(exit_):
             metadata = self.compiled.launch_metadata(grid, stream, *args, *self.constexprs)
         else:
@@ -383,6 +391,82 @@ class _DirectLaunch:
             *args,
             *self.constexprs,
         )
+
+
+class _Launch:
+    """One launch class of one kernel: what a (shape, strides, dtypes, devices, layout, launch
+    overrides) key fixes, validated and derived once (the grid, the integer arguments, the output
+    shapes), and the compiled kernels of its calls by (pointer alignments, current device).
+    ``shared`` holds those compiled kernels across the launch classes of one configuration, by
+    Triton's specialization (the integer arguments' classes, the alignments, the device), so a new
+    shape of a known class goes through Triton's launch path not even once."""
+
+    __slots__ = (
+        "kernel",
+        "grid",
+        "ints",
+        "constexprs",
+        "options",
+        "out_shapes",
+        "device",
+        "direct",
+        "shared",
+        "shared_key",
+    )
+
+    def __init__(self, kernel, grid, ints, decided, fmt, hints, out_shapes, device, shared):
+        dtype_kind, layout_kind, _, _, block_m, block_k, num_warps = decided
+        self.kernel = kernel
+        self.grid = grid
+        self.ints = ints
+        self.constexprs = (fmt, hints, dtype_kind, layout_kind, block_m, block_k)
+        self.options = dict(
+            FMT=fmt,
+            HINTS=hints,
+            DTYPE=dtype_kind,
+            LAYOUT=layout_kind,
+            BLOCK_M=block_m,
+            BLOCK_K=block_k,
+            num_warps=num_warps,
+        )
+        self.out_shapes = out_shapes
+        self.device = device
+        # (alignment bits of the three pointers, device index) -> _DirectLaunch
+        self.direct: dict[tuple[int, int], _DirectLaunch] = {}
+        self.shared = shared
+        self.shared_key = (kernel.__name__, decided, *map(_arg_class, ints))
+
+    def interpret(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
+        """The Triton interpreter's launch (CPU tensors)."""
+        self.kernel[self.grid](a, b, c, *self.ints, **self.options)
+
+    def cuda(self, what: str, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
+        """Launch on the current CUDA device: through Triton the first time per alignment class
+        and device, then directly."""
+        device = _current_device()
+        if device != self.device.index:
+            raise ValueError(
+                f"{what}: the tensors are on {self.device} but the current CUDA device is"
+                f" cuda:{device}; launch under torch.cuda.device({self.device})"
+            )
+        pa, pb, pc = a.data_ptr(), b.data_ptr(), c.data_ptr()
+        key = ((pa & 15 == 0) + (pb & 15 == 0) * 2 + (pc & 15 == 0) * 4, device)
+        direct = self.direct.get(key)
+        if direct is None:
+            direct = self.shared.get((*self.shared_key, *key))
+            if direct is None:
+                compiled = self.kernel[self.grid](a, b, c, *self.ints, **self.options)
+                self.shared[(*self.shared_key, *key)] = _DirectLaunch(compiled, self.constexprs)
+                return
+            self.direct[key] = direct
+        direct(self.grid, (pa, pb, pc, *self.ints), device)
+
+
+def _current_device() -> int:
+    """The current CUDA device index (torch's, as Triton's launch path reads it), without
+    torch.cuda.current_device's Python wrapper where torch exposes the call it makes."""
+    get = getattr(torch._C, "_cuda_getDevice", None)
+    return get() if get is not None else torch.cuda.current_device()
 
 
 class Mxfp8Ops(NamedTuple):
@@ -470,10 +554,11 @@ def mxfp8_ops(
     """The launchers of format ``fmt`` (called ``name`` in messages) with scale ``layouts`` (the
     first is the default) and the default launch parameters block_m / block_k / num_warps.
 
-    The launchers' happy path is one dict lookup, shape arithmetic, two allocations and the
-    launch: everything else is validated once per (dtype, layout, launch overrides). On a CUDA
-    device the launch goes through Triton's ``kernel[grid](...)`` once per configuration and
-    argument class, then straight to the compiled kernel (``_DirectLaunch``)."""
+    A call's checks and shape arithmetic run once per launch class (``_Launch``: input shapes,
+    strides, dtypes and devices, layout, launch overrides); a repeated class costs a dict lookup,
+    the outputs' allocation (none when the caller passes ``out``) and the launch. On a CUDA
+    device the launch goes through Triton's ``kernel[grid](...)`` once per launch class, pointer
+    alignment and device, then straight to the compiled kernel (``_DirectLaunch``)."""
     assert layouts and set(layouts) <= set(LAYOUTS), layouts
     value_dtype = VALUE_TYPES[fmt.VALUE_TYPE][0]
     fmt = kernel_format(fmt)
@@ -485,38 +570,15 @@ def mxfp8_ops(
     device_type = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
     # (what, dtype, layout, block_m, block_k, num_warps) -> the validated launch decisions
     configs: dict[tuple, tuple[int, int, int, int, int, int, int]] = {}
-    # (kernel name, decisions, device, argument classes) -> the compiled kernel's launcher
-    direct_launches: dict[tuple, _DirectLaunch] = {}
+    # launch class key -> _Launch, one dict per entry point
+    quantize_launches: dict[tuple, _Launch] = {}
+    dequantize_launches: dict[tuple, _Launch] = {}
+    # (kernel, decisions, integer classes, pointer alignments, device) -> its compiled kernel
+    compiled_launches: dict[tuple, _DirectLaunch] = {}
     default_block_m, default_block_k, default_num_warps = block_m, block_k, num_warps
 
     def fail(what: str, message: str) -> None:
         raise ValueError(f"{name} {what}: {message}")
-
-    def launch(kernel: Any, decided: tuple, grid: tuple[int, int, int], args: tuple) -> None:
-        """Launch ``kernel`` (a Triton JIT function) with the configuration's constexprs:
-        through Triton the first time per configuration and argument class, then directly
-        (``_DirectLaunch``)."""
-        dtype_kind, layout_kind, _, _, block_m, block_k, num_warps = decided
-        if device_type == "cuda":
-            device_index = _CUDA.current_device()
-            key = (kernel.__name__, decided, device_index, *map(_arg_class, args))
-            known = direct_launches.get(key)
-            if known is not None:
-                known(grid, args, device_index)
-                return
-        compiled = kernel[grid](
-            *args,
-            FMT=fmt,
-            HINTS=hints,
-            DTYPE=dtype_kind,
-            LAYOUT=layout_kind,
-            BLOCK_M=block_m,
-            BLOCK_K=block_k,
-            num_warps=num_warps,
-        )
-        if device_type == "cuda":
-            constexprs = (fmt, hints, dtype_kind, layout_kind, block_m, block_k)
-            direct_launches[key] = _DirectLaunch(compiled, constexprs)
 
     def layout_of(what: str, layout: str) -> tuple[int, int, int]:
         if layout not in known:
@@ -527,6 +589,9 @@ def mxfp8_ops(
         """Validate dtype, layout and launch overrides once per combination; cache the decisions
         (DTYPE, LAYOUT, scale row tile, scale column tile, block_m, block_k, num_warps)."""
         key = (what, dtype, layout, block_m, block_k, num_warps)
+        known_config = configs.get(key)
+        if known_config is not None:
+            return known_config
         if dtype not in DTYPES:
             what_dtype = "x dtype" if what == "quantize" else "out_dtype"
             fail(what, f"{what_dtype} {dtype} is not supported; expected one of {list(DTYPES)}")
@@ -565,23 +630,23 @@ def mxfp8_ops(
             return (*batch, m, k // BLOCK)
         return (*batch, -(-m // row_tile) * row_tile * (-(-(k // BLOCK) // col_tile) * col_tile))
 
-    def quantize(
-        x: torch.Tensor,
-        layout: str = default_layout,
-        *,
-        block_m: int | None = None,
-        block_k: int | None = None,
-        num_warps: int | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Quantize x [M, K] or [B, M, K] (bf16, fp16 or fp32; unit stride along K) to
-        (xq, scales).
+    def check_out(what: str, launch: _Launch, outs: tuple, dtypes: tuple) -> None:
+        """Caller-provided outputs: each a contiguous tensor of the shape and dtype the launch
+        writes, on the inputs' device."""
+        for i, (t, shape, dtype) in enumerate(zip(outs, launch.out_shapes, dtypes, strict=True)):
+            if not isinstance(t, torch.Tensor):
+                fail(what, f"out[{i}] must be a tensor, got {type(t).__name__}")
+            if t.shape != shape or t.dtype != dtype:
+                got = f"{tuple(t.shape)} {t.dtype}"
+                fail(what, f"out[{i}] must be {tuple(shape)} {dtype} here, got {got}")
+            if t.device != launch.device:
+                fail(what, f"out[{i}] must be on {launch.device}, got {t.device}")
+            if not t.is_contiguous():
+                fail(what, f"out[{i}] must be contiguous")
 
-        xq has x's shape and the format's value dtype; scales are uint8 E8M0 in ``layout`` (see
-        ``scale_shape``). block_m / block_k / num_warps override the spec's launch parameters.
-        """
-        decided = configs.get(("quantize", x.dtype, layout, block_m, block_k, num_warps))
-        if decided is None:
-            decided = config("quantize", x.dtype, layout, block_m, block_k, num_warps)
+    def plan_quantize(x, layout, block_m, block_k, num_warps) -> _Launch:
+        """Every check of a quantize call that its launch class decides, and its launch."""
+        decided = config("quantize", x.dtype, layout, block_m, block_k, num_warps)
         _, _, row_tile, col_tile, block_m, block_k, _ = decided
         shape = x.shape
         if len(shape) == 2:
@@ -599,9 +664,7 @@ def mxfp8_ops(
                 "quantize",
                 f"x must have unit stride along K, got strides {x.stride()}; use .contiguous()",
             )
-        device = x.device
-        if device.type != device_type:
-            check_device("quantize", device)
+        check_device("quantize", x.device)
         if batch > MAX_BATCH:
             fail("quantize", f"batch B = {batch} exceeds {MAX_BATCH}")
         scale_rows = -(-m // row_tile) * row_tile
@@ -613,32 +676,57 @@ def mxfp8_ops(
                 "quantize",
                 f"M = {m} needs {grid[1]} row tiles of block_m = {block_m}; at most {MAX_ROW_TILES}",
             )
-        xq = torch.empty(shape, dtype=value_dtype, device=device)
         if row_tile == 1:
-            scales = torch.empty((*shape[:-1], scale_cols), dtype=torch.uint8, device=device)
+            scales = torch.Size((*shape[:-1], scale_cols))
         else:
-            scales = torch.empty(
-                (*shape[:-2], scale_rows * scale_cols), dtype=torch.uint8, device=device
-            )
-        args = (x, xq, scales, m, k, scale_rows, scale_cols, stride_batch, x.stride(-2))
-        launch(_quantize_kernel, decided, grid, args)
-        return xq, scales
+            scales = torch.Size((*shape[:-2], scale_rows * scale_cols))
+        ints = (m, k, scale_rows, scale_cols, stride_batch, x.stride(-2))
+        out_shapes = (torch.Size(shape), scales)
+        return _Launch(
+            _quantize_kernel, grid, ints, decided, fmt, hints, out_shapes, x.device, compiled_launches
+        )
 
-    def dequantize(
-        xq: torch.Tensor,
-        scales: torch.Tensor,
+    def quantize(
+        x: torch.Tensor,
         layout: str = default_layout,
-        out_dtype: torch.dtype = torch.bfloat16,
         *,
+        out: tuple[torch.Tensor, torch.Tensor] | None = None,
         block_m: int | None = None,
         block_k: int | None = None,
         num_warps: int | None = None,
-    ) -> torch.Tensor:
-        """Dequantize contiguous (xq, scales) from ``quantize`` to ``out_dtype`` (nearest even)."""
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Quantize x [M, K] or [B, M, K] (bf16, fp16 or fp32; unit stride along K) to
+        (xq, scales).
+
+        xq has x's shape and the format's value dtype; scales are uint8 E8M0 in ``layout`` (see
+        ``scale_shape``). ``out=(xq, scales)`` writes into caller-provided contiguous tensors of
+        those shapes and dtypes instead of new ones. block_m / block_k / num_warps override the
+        spec's launch parameters.
+        """
+        key = (x.shape, x.stride(), x.dtype, x.device, layout, block_m, block_k, num_warps)
+        launch = quantize_launches.get(key)
+        if launch is None:
+            launch = plan_quantize(x, layout, block_m, block_k, num_warps)
+            quantize_launches[key] = launch
+        if out is None:
+            xq_shape, scales_shape = launch.out_shapes
+            xq = torch.empty(xq_shape, dtype=value_dtype, device=launch.device)
+            scales = torch.empty(scales_shape, dtype=torch.uint8, device=launch.device)
+        else:
+            if type(out) is not tuple or len(out) != 2:
+                fail("quantize", "out must be a tuple (xq, scales)")
+            check_out("quantize", launch, out, (value_dtype, torch.uint8))
+            xq, scales = out
+        if device_type == "cuda":
+            launch.cuda(f"{name} quantize", x, xq, scales)
+        else:
+            launch.interpret(x, xq, scales)
+        return xq, scales
+
+    def plan_dequantize(xq, scales, layout, out_dtype, block_m, block_k, num_warps) -> _Launch:
+        """Every check of a dequantize call that its launch class decides, and its launch."""
         what = "dequantize"
-        decided = configs.get((what, out_dtype, layout, block_m, block_k, num_warps))
-        if decided is None:
-            decided = config(what, out_dtype, layout, block_m, block_k, num_warps)
+        decided = config(what, out_dtype, layout, block_m, block_k, num_warps)
         _, _, row_tile, col_tile, block_m, block_k, _ = decided
         shape = xq.shape
         if len(shape) == 2:
@@ -652,9 +740,7 @@ def mxfp8_ops(
             fail(what, f"xq dtype must be {value_dtype}, got {xq.dtype}")
         if scales.dtype != torch.uint8:
             fail(what, f"scales dtype must be {torch.uint8}, got {scales.dtype}")
-        device = xq.device
-        if device.type != device_type or scales.device != device:
-            check_device(what, device, scales)
+        check_device(what, xq.device, scales)
         if k % BLOCK:
             fail(what, f"K = {k} (xq.shape[-1]) must be a multiple of the block size {BLOCK}")
         scale_rows = -(-m // row_tile) * row_tile
@@ -676,9 +762,52 @@ def mxfp8_ops(
                 what,
                 f"M = {m} needs {grid[1]} row tiles of block_m = {block_m}; at most {MAX_ROW_TILES}",
             )
-        out = torch.empty(shape, dtype=out_dtype, device=device)
-        args = (xq, scales, out, m, k, scale_rows, scale_cols)
-        launch(_dequantize_kernel, decided, grid, args)
+        ints = (m, k, scale_rows, scale_cols)
+        out_shapes = (torch.Size(shape),)
+        return _Launch(
+            _dequantize_kernel, grid, ints, decided, fmt, hints, out_shapes, xq.device, compiled_launches
+        )
+
+    def dequantize(
+        xq: torch.Tensor,
+        scales: torch.Tensor,
+        layout: str = default_layout,
+        out_dtype: torch.dtype = torch.bfloat16,
+        *,
+        out: torch.Tensor | None = None,
+        block_m: int | None = None,
+        block_k: int | None = None,
+        num_warps: int | None = None,
+    ) -> torch.Tensor:
+        """Dequantize contiguous (xq, scales) from ``quantize`` to ``out_dtype`` (nearest even),
+        into a new tensor or into ``out`` (contiguous, xq's shape, ``out_dtype``)."""
+        key = (
+            xq.shape,
+            xq.stride(),
+            xq.dtype,
+            xq.device,
+            scales.shape,
+            scales.stride(),
+            scales.dtype,
+            scales.device,
+            layout,
+            out_dtype,
+            block_m,
+            block_k,
+            num_warps,
+        )
+        launch = dequantize_launches.get(key)
+        if launch is None:
+            launch = plan_dequantize(xq, scales, layout, out_dtype, block_m, block_k, num_warps)
+            dequantize_launches[key] = launch
+        if out is None:
+            out = torch.empty(launch.out_shapes[0], dtype=out_dtype, device=launch.device)
+        else:
+            check_out("dequantize", launch, (out,), (out_dtype,))
+        if device_type == "cuda":
+            launch.cuda(f"{name} dequantize", xq, scales, out)
+        else:
+            launch.interpret(xq, scales, out)
         return out
 
     fingerprint = (fmt, hints, layouts, block_m, block_k, num_warps, device_type)

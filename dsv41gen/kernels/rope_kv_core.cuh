@@ -13,9 +13,8 @@
 //   slot == kNumHeadsQPadded                the KV row: RoPE, quantize, paged insert
 // kNumHeadsQPadded == 0 is the KV-only insert; its warp-per-slot grid is a kernel of its own
 // (kv_only_strided_kernel), capped at one wave of resident blocks, each warp striding over
-// tokens: on sm_90+ the block-scaled formats keep several tokens per warp in flight through
-// shared memory (bulk copies, insert_kv_pipelined), the others keep one token ahead in registers
-// (insert_kv_strided). A warp owns one kHeadDim-value row, kValuesPerLane consecutive values per
+// tokens with the next token's loads in flight in registers (insert_kv_strided; the block-scaled
+// formats also the next token's cos/sin row, in shared memory: insert_kv_strided_ahead). A warp owns one kHeadDim-value row, kValuesPerLane consecutive values per
 // lane, moved as two 16-byte vectors; lanes [kRopeFirstLane, 32) hold the RoPE dims
 // [kNopeDim, kHeadDim).
 // All math is fp32 with explicitly rounded operations; where a spec asks for an FMA (RoPE
@@ -34,119 +33,25 @@ constexpr int kValuesPerLane = kHeadDim / kWarpSize;
 constexpr int kRopeFirstLane = kNopeDim / kValuesPerLane;
 constexpr int kRopePairsPerLane = kValuesPerLane / 2;
 constexpr unsigned kFullMask = 0xffffffffu;
-// KV-only kernel choices, measured on an H200 (benchmarks/sweep_rope_kv_kv_only.py overrides them
-// to compare): DSV41GEN_KV_ONLY_PIPELINE 0 keeps every format on the register loop, 1 moves the
-// block-scaled formats to the bulk-copy pipeline, 2 every format, 3 only the block-scaled formats
-// with bf16 values (fp8_ds_mla; mxfp8 then runs 1.1-2.1 points of copy faster at 262144 tokens and
-// 1.0-1.4 slower at 16384, sweep 5); DSV41GEN_KV_ONLY_STAGES is the pipeline's tokens in flight
-// per warp; DSV41GEN_KV_ONLY_COALESCED_BF16 0 stores all-bf16 records lane by lane. The default,
-// every format on the register loop with the block-scaled ones keeping the next token's cos/sin
-// row in flight (DSV41GEN_KV_ONLY_COS_SIN_AHEAD 2), was the fastest per format in sweep 6 but
-// per-tensor fp8 at 16384 / 65536 tokens (benchmarks/results/rope_kv_kv_only_sweep6_h200.json);
-// sweeps 7 and 8 added the slot shifts and the large-prefill grid below to it.
-#ifndef DSV41GEN_KV_ONLY_PIPELINE
-#define DSV41GEN_KV_ONLY_PIPELINE 0
-#endif
-#ifndef DSV41GEN_KV_ONLY_STAGES
-#define DSV41GEN_KV_ONLY_STAGES 2
-#endif
-#ifndef DSV41GEN_KV_ONLY_COALESCED_BF16
-#define DSV41GEN_KV_ONLY_COALESCED_BF16 1
-#endif
-// DSV41GEN_KV_ONLY_MIN_BLOCKS overrides kKvOnlyBlocksPerSm, the resident blocks per
-// multiprocessor the KV-only kernel's registers are capped for; DSV41GEN_KV_ONLY_WAVE_BLOCKS caps
-// the blocks per multiprocessor of its grid below what is resident (the sweep's occupancy and grid
-// candidates; 0: no cap).
-#ifdef DSV41GEN_KV_ONLY_MIN_BLOCKS
-constexpr int kKvOnlyMinBlocks = DSV41GEN_KV_ONLY_MIN_BLOCKS;
-#else
-constexpr int kKvOnlyMinBlocks = kKvOnlyBlocksPerSm;
-#endif
-#ifndef DSV41GEN_KV_ONLY_WAVE_BLOCKS
-#define DSV41GEN_KV_ONLY_WAVE_BLOCKS 0
-#endif
-// From DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS tokens on (0: never), the all-bf16 record's grid is
-// DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS blocks per multiprocessor instead of every resident one
+// The tuning below is what won the sweeps on an H200 (benchmarks/sweep_rope_kv_kv_only.py and
+// sweep_rope_kv_qkv.py, results in benchmarks/results/; docs/kernels.md). The candidates that lost
+// (the bulk-copy pipeline, L2 prefetches, the L2::256B hint, other occupancies, grids, triggers and
+// Q + KV schedules) left this file; they are the -D switches of its version at commit 77cc12a,
+// which the sweeps compile for their candidates.
+// KV-only: every format on the register loop (insert_kv_strided), the block-scaled formats with
+// the next token's cos/sin row in flight (insert_kv_strided_ahead, kKvOnlyCosSinAhead) and their
+// slots split by shifts (register_loop_shift); the all-bf16 record stored coalesced
+// (kCoalescedRowStore); from a large token count on, fewer blocks per multiprocessor
 // (kv_only_blocks).
-#ifndef DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS
-#define DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS 131072
-#endif
-#ifndef DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS
-#define DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS 3
-#endif
-// DSV41GEN_KV_ONLY_PREFETCH > 0: lane 0 of each KV-only warp also asks the copy engine to bring
-// the kv rows of its tokens that many tokens past the ones already loading into L2
-// (cp.async.bulk.prefetch.L2, sm_90+), so more reads are in flight early in the launch; 0: none.
-#ifndef DSV41GEN_KV_ONLY_PREFETCH
-#define DSV41GEN_KV_ONLY_PREFETCH 0
-#endif
-// DSV41GEN_KV_ONLY_EARLY_TRIGGER: which formats' KV-only kernel lets the next grid launch
-// (griddepcontrol.launch_dependents) right after its own griddepcontrol.wait instead of once its
-// stores are issued (kKvOnlyEarlyTrigger): 0 none, 1 those on the register loop stored lane by
-// lane (per-tensor fp8: +2.6-2.7 points of copy at 65536-262144 tokens on an H200, while bf16,
-// fp8_ds_mla and mxfp8 were level, benchmarks/results/rope_kv_kv_only_sweep4_h200.json), 2 every
-// format. DSV41GEN_KV_ONLY_LOAD_256B 1: the register loop's kv loads carry the L2::256B
-// prefetch-size hint (level or slower in the same sweep).
-#ifndef DSV41GEN_KV_ONLY_EARLY_TRIGGER
-#define DSV41GEN_KV_ONLY_EARLY_TRIGGER 1
-#endif
-#ifndef DSV41GEN_KV_ONLY_LOAD_256B
-#define DSV41GEN_KV_ONLY_LOAD_256B 0
-#endif
-// DSV41GEN_KV_ONLY_COS_SIN_AHEAD 1: the register loop also has the next token's cos/sin row in
-// flight (its RoPE lanes copy it into a per-warp shared-memory ring with cp.async, the positions
-// read two tokens ahead), so the current token's RoPE does not wait for a load issued just before;
-// 2: only for the block-scaled formats.
-#ifndef DSV41GEN_KV_ONLY_COS_SIN_AHEAD
-#define DSV41GEN_KV_ONLY_COS_SIN_AHEAD 2
-#endif
-// DSV41GEN_KV_ONLY_SHIFT_SLOTS 1: the register loops split a slot into (block, row in block) with
-// a shift and a mask where the block size is a power of two (as the pipeline does), instead of a
-// division per token; 2: only for the block-scaled formats (sweep 7: +0.5-1.6 points of copy for
-// fp8_ds_mla and mxfp8 at 16384-65536 tokens, while bf16 lost 1.4-3.3 and per-tensor fp8 0.6-1.4
-// at 65536-262144; benchmarks/results/rope_kv_kv_only_sweep7_h200.json).
-#ifndef DSV41GEN_KV_ONLY_SHIFT_SLOTS
-#define DSV41GEN_KV_ONLY_SHIFT_SLOTS 2
-#endif
-// From DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS tokens on (0: never), the block-scaled formats' KV-only
-// grid on the register loop is DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS blocks per multiprocessor
-// instead of every resident one (kv_only_blocks).
-#ifndef DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS
-#define DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS 196608
-#endif
-#ifndef DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS
-#define DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS 3
-#endif
-// Q + KV op schedules (benchmarks/sweep_rope_kv_qkv.py compares them on an H200,
-// benchmarks/results/rope_kv_qkv_sweep_h200.json). Every one keeps the spec's grid rule
-// (use_warp_per_slot): the reduced grid from kNumTokenCutoff tokens, a warp per slot below.
-//   0  reduced grid: one CTA per token, its warps stride over the token's slots, each slot
-//      loaded, rotated and stored before the next one is loaded; warp-per-slot grid: one warp per
-//      (token, slot), as many blocks as that takes.
-//   1  reduced grid, prefetched: the same CTAs and slots, but each warp reads the token's
-//      position (and the KV slot's cache slot) once, before its first row, and keeps its next
-//      slot's row in flight while it rotates and stores the current one (qkv_token_prefetched).
-//   2  balanced strided grid instead of the reduced one: one wave of resident blocks, global warp
-//      w takes the (token, slot) items w, w + W, ... of the flattened token x slot space, each
-//      item's row, position and cache slot loaded one item ahead (qkv_strided_kernel): no warp
-//      idles while one warp of its CTA finishes a 17th or 129th slot.
-//   3  the strided grid of 2 for every Q + KV launch, below kNumTokenCutoff tokens too.
-//   4  (the default) the reduced grid of 0, and below kNumTokenCutoff the warp-per-slot grid as
-//      the KV-only op lays it out: one wave of resident blocks whose warps stride over the
-//      (token, slot) items (the strided kernel of 2), instead of a block per 8 items. With 16-byte
-//      q_out stores, on an H200: 0.55-0.60x vLLM 0.33.0's time at 512 tokens and 16 / 128 heads
-//      (schedule 0: 1.04 / 1.22x), 0.90-1.00x from 2048 tokens on (schedule 0: 1.00-1.30x);
-//      schedules 2 and 3 were 1.09x at 128 heads and 65536 tokens.
-// DSV41GEN_QKV_VECTOR_STORES 1: q_out rows (and zero-filled padded heads) are stored as two
-// 16-byte st.global.v4 per lane; the compiler otherwise splits the first vector of each lane
-// into four 4-byte stores (and the zero fill into 8 + 8 + 16 bytes), as vLLM 0.33.0's kernel
-// does too (the default, 1: 0.70-0.75x schedule 0's time at 512 tokens, 0.70-0.93x from 2048).
-#ifndef DSV41GEN_QKV_SCHEDULE
-#define DSV41GEN_QKV_SCHEDULE 4
-#endif
-#ifndef DSV41GEN_QKV_VECTOR_STORES
-#define DSV41GEN_QKV_VECTOR_STORES 1
-#endif
+constexpr int64_t kKvOnlyBf16LargeTokens = 131072;
+constexpr int kKvOnlyBf16LargeBlocks = 3;
+constexpr int64_t kKvOnlyScaledLargeTokens = 196608;
+constexpr int kKvOnlyScaledLargeBlocks = 3;
+// Q + KV: the reduced grid from kNumTokenCutoff tokens (one CTA per token, its warps striding over
+// the token's slots); below it, the warp-per-slot grid laid out as the KV-only op's is: one wave
+// of resident blocks whose warps stride over the (token, slot) items (qkv_strided_kernel). q_out
+// rows are stored as two unsplit 16-byte vectors per lane (store_q_vector). On an H200: 0.55-0.60x
+// vLLM 0.33.0's time at 512 tokens and 16 / 128 heads, 0.90-1.00x from 2048 tokens on.
 
 // Programmatic dependent launch (no-ops before sm_90 and when the launch did not allow it).
 __device__ __forceinline__ void wait_for_previous_grid() {
@@ -214,16 +119,12 @@ __device__ __forceinline__ void load_values(const scalar_t* row, int lane, float
   }
 }
 
-// One 16-byte vector of a q_out row: a plain store, or (DSV41GEN_QKV_VECTOR_STORES) an explicit
-// st.global.v4 that the compiler cannot split into narrower stores.
+// One 16-byte vector of a q_out row, as an explicit st.global.v4 that the compiler cannot split
+// into narrower stores (it splits a plain store's first vector into four 4-byte stores).
 __device__ __forceinline__ void store_q_vector(uint4* dst, const uint4& value) {
-  if constexpr (DSV41GEN_QKV_VECTOR_STORES) {
-    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(value.x), "r"(value.y), "r"(value.z),
-                 "r"(value.w)
-                 : "memory");
-  } else {
-    *dst = value;
-  }
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(value.x), "r"(value.y), "r"(value.z),
+               "r"(value.w)
+               : "memory");
 }
 
 template <typename scalar_t>
@@ -292,8 +193,8 @@ __device__ __forceinline__ void load_cos_sin(
   }
 }
 
-// The same values from a copy of the row in shared memory (the KV-only loops' cos/sin ring and
-// pipeline stages), as float4s.
+// The same values from a copy of the row in shared memory (the KV-only loop's cos/sin ring), as
+// float4s.
 __device__ __forceinline__ void read_cos_sin(const float4 (&cos_sin_row)[kRopeDim / 4], int lane,
                                              float (&cos_v)[kRopePairsPerLane], float (&sin_v)[kRopePairsPerLane]) {
   const int first_pair = (lane - kRopeFirstLane) * kRopePairsPerLane;
@@ -376,7 +277,6 @@ __device__ __forceinline__ float ue8m0_reciprocal(int byte) {
   return __uint_as_float(static_cast<uint32_t>(2 * kE8M0Bias - byte) << 23);
 }
 
-// This lane's two 16-byte vectors of a kv row, not yet widened.
 // This lane's two 16-byte vectors of a kv row, not yet widened (kStreamingAccesses: see
 // store_record).
 template <typename scalar_t>
@@ -386,22 +286,10 @@ __device__ __forceinline__ void load_raw(const scalar_t* row, int lane, uint4 (&
     raw[0] = __ldcs(src);
     raw[1] = __ldcs(src + 1);
   } else {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if constexpr (DSV41GEN_KV_ONLY_LOAD_256B) {
-#pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(raw[i].x), "=r"(raw[i].y), "=r"(raw[i].z), "=r"(raw[i].w)
-                     : "l"(src + i));
-      }
-      return;
-    }
-#endif
     raw[0] = __ldg(src);
     raw[1] = __ldg(src + 1);
   }
 }
-
 
 template <typename scalar_t>
 __device__ __forceinline__ void widen(const uint4 (&raw)[2], float (&v)[kValuesPerLane]) {
@@ -470,20 +358,6 @@ __device__ __forceinline__ void round_to_input(float (&v)[kValuesPerLane]) {
 // slot_mapping: rows >= num_slots and negative slots are not written.
 __device__ __forceinline__ int64_t load_slot(const RopeKvParams& p, int64_t token) {
   return token < p.num_slots ? __ldg(reinterpret_cast<const long long*>(p.slot_mapping) + token) : -1;
-}
-
-// L2 prefetch of one token's kv row (DSV41GEN_KV_ONLY_PREFETCH), issued by the caller's lane 0; a
-// no-op before sm_90 and for tokens past the launch's.
-template <typename scalar_t>
-__device__ __forceinline__ void prefetch_kv_row(const RopeKvParams& p, int64_t token) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (token >= p.num_tokens) return;
-  static_assert(kHeadDim * sizeof(scalar_t) % 16 == 0, "bulk prefetch sizes are multiples of 16 bytes");
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(static_cast<const scalar_t*>(p.kv) +
-                                                                  token * kHeadDim),
-               "r"(static_cast<unsigned>(kHeadDim * sizeof(scalar_t)))
-               : "memory");
-#endif
 }
 
 // Where one token's record and its scales are (record layout of the cache format).
@@ -608,8 +482,7 @@ __device__ __forceinline__ void insert_kv(const RopeKvParams& p, int64_t token, 
 // (lane l writes chunks 2l, 2l + 1 and stores chunks l, l + 32). The caller's next write to
 // scratch comes after a __syncwarp.
 template <CacheKind kCache>
-constexpr bool kCoalescedRowStore = DSV41GEN_KV_ONLY_COALESCED_BF16 && CacheTraits<kCache>::kFp8Lanes == 0 &&
-                                     CacheTraits<kCache>::kBf16Values == kHeadDim;
+constexpr bool kCoalescedRowStore = CacheTraits<kCache>::kFp8Lanes == 0 && CacheTraits<kCache>::kBf16Values == kHeadDim;
 
 template <CacheKind kCache>
 __device__ __forceinline__ void store_bf16_row_coalesced(const RopeKvParams& p, int64_t block, int64_t in_block,
@@ -628,7 +501,9 @@ __device__ __forceinline__ void store_bf16_row_coalesced(const RopeKvParams& p, 
 
 // A slot's (block, row in block): with block_shift >= 0 (a power-of-two block size, 1 <<
 // block_shift) a shift and a mask, else a division. block_size_shift gives the shift once per
-// warp; the register loops take it only as DSV41GEN_KV_ONLY_SHIFT_SLOTS says (register_loop_shift).
+// warp; the register loops take it for the block-scaled formats only (register_loop_shift: sweep 7,
+// +0.5-1.6 points of copy for fp8_ds_mla and mxfp8 at 16384-65536 tokens, while bf16 lost 1.4-3.3
+// and per-tensor fp8 0.6-1.4 at 65536-262144).
 struct SlotInBlock {
   int64_t block;
   int64_t in_block;
@@ -640,8 +515,7 @@ __device__ __forceinline__ int block_size_shift(const RopeKvParams& p) {
 
 template <CacheKind kCache>
 __device__ __forceinline__ int register_loop_shift(const RopeKvParams& p) {
-  constexpr bool kShift = DSV41GEN_KV_ONLY_SHIFT_SLOTS == 1 ||
-                          (DSV41GEN_KV_ONLY_SHIFT_SLOTS == 2 && CacheTraits<kCache>::kLanesPerScale > 0);
+  constexpr bool kShift = CacheTraits<kCache>::kLanesPerScale > 0;
   return kShift ? block_size_shift(p) : -1;
 }
 
@@ -677,13 +551,6 @@ __device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t
   int64_t position = __ldg(positions + token);
   uint4 raw[2];
   load_raw(kv + token * kHeadDim, lane, raw);
-  if constexpr (DSV41GEN_KV_ONLY_PREFETCH > 0) {
-    // the rows 2 .. DSV41GEN_KV_ONLY_PREFETCH tokens ahead (1 ahead is loaded by the loop)
-    if (lane == 0) {
-#pragma unroll
-      for (int i = 2; i <= DSV41GEN_KV_ONLY_PREFETCH; ++i) prefetch_kv_row<scalar_t>(p, token + i * stride);
-    }
-  }
   // The per-tensor scale, read once per warp, after the first token's loads are in flight.
   DivisorOf<kCache> divisor{};
   if constexpr (CacheTraits<kCache>::kPerTensorScale) {
@@ -703,9 +570,6 @@ __device__ __forceinline__ void insert_kv_strided(const RopeKvParams& p, int64_t
       next_slot = load_slot(p, next);
       next_position = __ldg(positions + next);
       load_raw(kv + next * kHeadDim, lane, next_raw);
-      if constexpr (DSV41GEN_KV_ONLY_PREFETCH > 0) {
-        if (lane == 0) prefetch_kv_row<scalar_t>(p, token + (DSV41GEN_KV_ONLY_PREFETCH + 1) * stride);
-      }
     }
     if (slot >= 0) {  // warp-uniform
       float v[kValuesPerLane];
@@ -759,7 +623,7 @@ __device__ __forceinline__ void copy_cos_sin_async(const float* cos_sin_row, int
   async_commit();
 }
 
-// KV-only insert, warp-strided, with the cos/sin rows one token ahead (DSV41GEN_KV_ONLY_COS_SIN_AHEAD):
+// KV-only insert, warp-strided, with the cos/sin rows one token ahead (kKvOnlyCosSinAhead):
 // as insert_kv_strided, but the slot and position are read two tokens ahead, and the next token's
 // cos/sin row is copied into ring[(k + 1) % 2] while token k is rotated from ring[k % 2]. Each
 // RoPE lane reads only what it copied, so no lane waits on another.
@@ -826,220 +690,18 @@ __device__ __forceinline__ void insert_kv_strided_ahead(const RopeKvParams& p, i
   }
 }
 
-// ---- KV-only insert, bulk-copy pipeline (sm_90+) ----------------------------------------------
-// Each warp keeps kKvOnlyStages tokens in flight without holding registers for them: lane 0
-// copies a token's kv row and cos/sin row into a per-warp shared-memory stage with the copy
-// engine (cp.async.bulk, one instruction per row), completing on the stage's mbarrier,
-// kKvOnlyStages - 1 tokens ahead of the one being rotated and stored. The slots and positions of
-// 32 tokens at a time are read by one load per lane (lane j: the warp's j-th next token) and
-// broadcast by shuffles, so no token waits for its index loads. Used for the formats
-// DSV41GEN_KV_ONLY_PIPELINE names (kKvOnlyPipelined): by default none since sweep 7, where the
-// register loop with the cos/sin ring (insert_kv_strided_ahead) ran the block-scaled formats
-// faster; it was their kernel before.
-constexpr int kKvOnlyStages = DSV41GEN_KV_ONLY_STAGES;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-constexpr bool kBulkCopies = true;
-#else
-constexpr bool kBulkCopies = false;  // no copy engine (or the host pass): the register loop
-#endif
-// The formats DSV41GEN_KV_ONLY_PIPELINE puts on the pipeline (known to the host pass too), and
-// those that run it: sm_90+ only.
-template <CacheKind kCache>
-constexpr bool kKvOnlyPipelineChosen =
-    DSV41GEN_KV_ONLY_PIPELINE == 2 || (DSV41GEN_KV_ONLY_PIPELINE == 1 && CacheTraits<kCache>::kLanesPerScale > 0) ||
-    (DSV41GEN_KV_ONLY_PIPELINE == 3 && CacheTraits<kCache>::kLanesPerScale > 0 && CacheTraits<kCache>::kBf16Values > 0);
-template <CacheKind kCache>
-constexpr bool kKvOnlyPipelined = kBulkCopies && kKvOnlyPipelineChosen<kCache>;
 static_assert(kRopePairsPerLane % 4 == 0, "cos/sin are moved as float4");
 
-// The KV-only kernels whose register loop keeps the next token's cos/sin row in flight
-// (DSV41GEN_KV_ONLY_COS_SIN_AHEAD).
+// The KV-only kernels whose register loop keeps the next token's cos/sin row in flight: the
+// block-scaled formats (sweep 6: the fastest per format; a ring for every format lost).
 template <CacheKind kCache>
-constexpr bool kKvOnlyCosSinAhead =
-    DSV41GEN_KV_ONLY_COS_SIN_AHEAD == 1 || (DSV41GEN_KV_ONLY_COS_SIN_AHEAD == 2 && CacheTraits<kCache>::kLanesPerScale > 0);
+constexpr bool kKvOnlyCosSinAhead = CacheTraits<kCache>::kLanesPerScale > 0;
 
-// The KV-only kernels that trigger the next grid at their start (DSV41GEN_KV_ONLY_EARLY_TRIGGER).
+// The KV-only kernels that trigger the next grid right after their own griddepcontrol.wait
+// instead of once their stores are issued: those stored lane by lane (sweep 4: per-tensor fp8
+// +2.6-2.7 points of copy at 65536-262144 tokens, the others level).
 template <CacheKind kCache>
-constexpr bool kKvOnlyEarlyTrigger =
-    DSV41GEN_KV_ONLY_EARLY_TRIGGER == 2 ||
-    (DSV41GEN_KV_ONLY_EARLY_TRIGGER == 1 && !kKvOnlyPipelined<kCache> && !kCoalescedRowStore<kCache>);
-
-// One token of one warp, as in memory: the kv row (lane l's two vectors are chunks 2l, 2l + 1),
-// then the cos/sin row.
-template <typename scalar_t>
-struct KvStage {
-  static_assert(kValuesPerLane * sizeof(scalar_t) == 2 * sizeof(uint4), "a lane moves two 16-byte vectors");
-  uint4 kv[2 * kWarpSize];
-  float4 cos_sin[kRopeDim / 4];
-};
-
-// mbarrier helpers (sm_90+): a stage's barrier completes once the bytes it expects have landed.
-__device__ __forceinline__ unsigned shared_address(const void* pointer) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(pointer));
-}
-
-__device__ __forceinline__ void barrier_init(uint64_t* barrier) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(shared_address(barrier)) : "memory");
-#endif
-}
-
-__device__ __forceinline__ void barrier_init_fence() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void barrier_expect(uint64_t* barrier, unsigned bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
-               : "memory");
-#endif
-}
-
-__device__ __forceinline__ void barrier_wait(uint64_t* barrier, unsigned parity) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile(
-      "{\n"
-      ".reg .pred done;\n"
-      "WAIT:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra WAIT;\n"
-      "}\n" ::"r"(shared_address(barrier)),
-      "r"(parity)
-      : "memory");
-#endif
-}
-
-__device__ __forceinline__ void bulk_copy(void* shared, const void* global, unsigned bytes, uint64_t* barrier) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-          shared_address(shared)),
-      "l"(global), "r"(bytes), "r"(shared_address(barrier))
-      : "memory");
-#endif
-}
-
-// Slot and position of the warp's token k = base + lane (slot -1 past the warp's last token).
-struct IndexBatch {
-  int64_t slot;
-  int64_t position;
-};
-
-__device__ __forceinline__ IndexBatch load_index_batch(
-    const RopeKvParams& p, int64_t first, int64_t stride, int64_t count, int64_t base, int lane) {
-  const int64_t k = base + lane;
-  if (k >= count) return IndexBatch{-1, 0};
-  const int64_t token = first + k * stride;
-  return IndexBatch{load_slot(p, token), __ldg(reinterpret_cast<const long long*>(p.position_ids) + token)};
-}
-
-// Lane 0 issues the copies of token (slot, position, kv row) into stage, to complete on barrier;
-// rows with a negative slot are not read.
-template <typename scalar_t>
-__device__ __forceinline__ void issue_kv_stage(const RopeKvParams& p, const scalar_t* kv_row, int64_t slot,
-                                               int64_t position, int lane, KvStage<scalar_t>& stage,
-                                               uint64_t* barrier) {
-  if (slot < 0 || lane != 0) return;  // slot: warp-uniform
-  barrier_expect(barrier, sizeof(stage.kv) + sizeof(stage.cos_sin));
-  bulk_copy(stage.kv, kv_row, sizeof(stage.kv), barrier);
-  bulk_copy(stage.cos_sin, p.cos_sin_cache + position * kRopeDim, sizeof(stage.cos_sin), barrier);
-}
-
-// KV-only insert, pipelined: this warp takes tokens first, first + stride, ... Every lane waits on
-// a stage's barrier before reading it (the barrier's phases alternate, one per copied token); a
-// __syncwarp orders every lane's reads of a stage before lane 0 refills it.
-template <typename scalar_t, CacheKind kCache>
-__device__ __forceinline__ void insert_kv_pipelined(const RopeKvParams& p, int64_t first, int64_t stride, int lane,
-                                                    KvStage<scalar_t> (&stages)[kKvOnlyStages],
-                                                    uint64_t (&barriers)[kKvOnlyStages]) {
-  static_assert(kKvOnlyStages >= 2 && kKvOnlyStages <= kWarpSize, "2 .. 32 stages");
-  if (first >= p.num_tokens) return;
-  if (lane == 0) {
-#pragma unroll
-    for (int i = 0; i < kKvOnlyStages; ++i) barrier_init(&barriers[i]);
-    barrier_init_fence();
-  }
-  __syncwarp();
-  unsigned phases = 0;  // bit i: the parity of stage i's next completion
-  const int64_t count = (p.num_tokens - 1 - first) / stride + 1;
-  const scalar_t* kv = static_cast<const scalar_t*>(p.kv);
-  IndexBatch current = load_index_batch(p, first, stride, count, 0, lane);
-  IndexBatch next = load_index_batch(p, first, stride, count, kWarpSize, lane);
-  // The slot and position of the warp's token j, current batch from base (base <= j < base + 64).
-  const auto index_of = [&](int64_t j, int64_t base) {
-    const int offset = static_cast<int>(j - base);
-    const bool in_next = offset >= kWarpSize;  // warp-uniform
-    const long long slot = in_next ? next.slot : current.slot;
-    const long long position = in_next ? next.position : current.position;
-    return IndexBatch{__shfl_sync(kFullMask, slot, offset % kWarpSize),
-                      __shfl_sync(kFullMask, position, offset % kWarpSize)};
-  };
-  DivisorOf<kCache> divisor{};
-  if constexpr (CacheTraits<kCache>::kPerTensorScale) {
-    divisor = fp8_divisor<CacheTraits<kCache>::kReciprocalScale>(p.fp8_scale);
-  }
-#pragma unroll
-  for (int j = 0; j < kKvOnlyStages - 1; ++j) {
-    if (j < count) {
-      const IndexBatch index = index_of(j, 0);
-      issue_kv_stage(p, kv + (first + j * stride) * kHeadDim, index.slot, index.position, lane, stages[j],
-                     &barriers[j]);
-    }
-  }
-  if constexpr (DSV41GEN_KV_ONLY_PREFETCH > 0) {
-    // the rows of the DSV41GEN_KV_ONLY_PREFETCH tokens after the ones copied now
-    if (lane == 0) {
-#pragma unroll
-      for (int i = 0; i < DSV41GEN_KV_ONLY_PREFETCH; ++i) {
-        prefetch_kv_row<scalar_t>(p, first + (kKvOnlyStages - 1 + i) * stride);
-      }
-    }
-  }
-  const int block_shift = block_size_shift(p);
-  int64_t base = 0;  // k of the current batch's lane 0
-  int stage = 0;     // k % kKvOnlyStages
-  for (int64_t k = 0; k < count; ++k) {
-    if (k - base == kWarpSize) {
-      base += kWarpSize;
-      current = next;
-      next = load_index_batch(p, first, stride, count, base + kWarpSize, lane);
-    }
-    __syncwarp();  // every lane is done with the stage refilled now (token k - 1's)
-    const int64_t j = k + kKvOnlyStages - 1;  // the token whose copies are issued now
-    const int refill = stage == 0 ? kKvOnlyStages - 1 : stage - 1;
-    if (j < count) {
-      const IndexBatch index = index_of(j, base);
-      issue_kv_stage(p, kv + (first + j * stride) * kHeadDim, index.slot, index.position, lane, stages[refill],
-                     &barriers[refill]);
-      if constexpr (DSV41GEN_KV_ONLY_PREFETCH > 0) {
-        if (lane == 0) prefetch_kv_row<scalar_t>(p, first + (j + DSV41GEN_KV_ONLY_PREFETCH) * stride);
-      }
-    }
-    const int64_t slot = __shfl_sync(kFullMask, static_cast<long long>(current.slot), static_cast<int>(k - base));
-    if (slot >= 0) {  // warp-uniform
-      barrier_wait(&barriers[stage], (phases >> stage) & 1u);
-      phases ^= 1u << stage;
-      const KvStage<scalar_t>& s = stages[stage];
-      const uint4 raw[2] = {s.kv[2 * lane], s.kv[2 * lane + 1]};
-      float v[kValuesPerLane];
-      widen<scalar_t>(raw, v);
-      if (lane >= kRopeFirstLane) {
-        float cos_v[kRopePairsPerLane];
-        float sin_v[kRopePairsPerLane];
-        read_cos_sin(s.cos_sin, lane, cos_v, sin_v);
-        rotate_pairs<CacheTraits<kCache>::kRopeFma>(v, cos_v, sin_v);
-      }
-      // An all-bf16 record goes through the stage, which is done with (the copy of a later token
-      // waits for the __syncwarp at the top of the loop); its generic-proxy writes are fenced
-      // before that copy (async proxy).
-      store_rotated_row<scalar_t, kCache>(p, split_slot(p, slot, block_shift), v, lane, divisor, stages[stage].kv);
-      if constexpr (kCoalescedRowStore<kCache>) asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    }
-    stage = stage == kKvOnlyStages - 1 ? 0 : stage + 1;
-  }
-}
+constexpr bool kKvOnlyEarlyTrigger = !kCoalescedRowStore<kCache>;
 
 // Weightless RMSNorm of one Q row over kHeadDim (q_rms_norm): each lane sums its squares in
 // order, then a butterfly.
@@ -1087,7 +749,7 @@ __device__ __forceinline__ void process_slot(const RopeKvParams& p, int64_t toke
   insert_kv<scalar_t, kCache>(p, token, lane);
 }
 
-// ---- Q + KV schedules (DSV41GEN_QKV_SCHEDULE 1-4) ---------------------------------------------
+// ---- Q + KV, strided grid --------------------------------------------------------------------
 // The same per-row math as rotate_q and insert_kv, split at the row load so that a warp can have
 // its next row in flight while it rotates and stores the current one.
 
@@ -1139,33 +801,7 @@ __device__ __forceinline__ void process_loaded_slot(const RopeKvParams& p, int64
   store_kv_row<scalar_t, kCache>(p, kv_slot, v, lane, divisor);
 }
 
-// DSV41GEN_QKV_SCHEDULE 1: this warp's slots warp, warp + kWarpsPerBlock, ... of one token (the
-// reduced grid's CTA), the token's position and cache slot read once, the next slot's row
-// loaded before the current one is rotated and stored.
-template <typename scalar_t, int kNumHeadsQPadded, bool kApplyQNorm, CacheKind kCache>
-__device__ __forceinline__ void qkv_token_prefetched(const RopeKvParams& p, int64_t token, int warp, int lane) {
-  constexpr int kSlotsPerToken = kNumHeadsQPadded + 1;
-  constexpr int kKvWarp = kNumHeadsQPadded % kWarpsPerBlock;  // the warp whose slots include the KV slot
-  if (warp >= kSlotsPerToken) return;
-  const int64_t position = __ldg(reinterpret_cast<const long long*>(p.position_ids) + token);
-  const int64_t kv_slot = warp == kKvWarp ? load_slot(p, token) : -1;
-  int slot = warp;
-  uint4 raw[2];
-  load_slot_row<scalar_t, kNumHeadsQPadded>(p, token, slot, lane, raw);
-  while (true) {
-    const int next = slot + kWarpsPerBlock;
-    uint4 next_raw[2];
-    if (next < kSlotsPerToken) load_slot_row<scalar_t, kNumHeadsQPadded>(p, token, next, lane, next_raw);
-    process_loaded_slot<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>(
-        p, token, slot, kv_slot, p.cos_sin_cache + position * kRopeDim, raw, lane);
-    if (next >= kSlotsPerToken) return;
-    slot = next;
-    raw[0] = next_raw[0];
-    raw[1] = next_raw[1];
-  }
-}
-
-// DSV41GEN_QKV_SCHEDULE 2, 3 and 4: the balanced strided grid. Item i of the flattened space is slot
+// The balanced strided grid of the Q + KV launches below kNumTokenCutoff tokens. Item i of the flattened space is slot
 // i % kSlotsPerToken of token i / kSlotsPerToken; global warp w takes items w, w + W, ... (W
 // warps in the grid, one wave of resident blocks: qkv_strided_blocks), each item's row, position
 // and cache slot loaded while the previous item is rotated and stored. A block's warps take
@@ -1261,12 +897,8 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
   if (reduced_grid) {
     // Reduced grid: one CTA per token, its warps stride over the token's slots.
     const int64_t token = blockIdx.x;
-    if constexpr (DSV41GEN_QKV_SCHEDULE == 1 && kNumHeadsQPadded > 0) {
-      qkv_token_prefetched<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>(params, token, warp, lane);
-    } else {
-      for (int slot = warp; slot < kSlotsPerToken; slot += kWarpsPerBlock) {
-        process_slot<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>(params, token, slot, lane);
-      }
+    for (int slot = warp; slot < kSlotsPerToken; slot += kWarpsPerBlock) {
+      process_slot<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>(params, token, slot, lane);
     }
   } else {
     // Warp-per-slot grid: global warp w takes slot w % kSlotsPerToken of token w / kSlotsPerToken.
@@ -1286,7 +918,7 @@ __global__ void __launch_bounds__(kThreadsPerBlock)
 // token's loads in flight, so resident warps are what sets the bandwidth.
 
 template <typename scalar_t, CacheKind kCache>
-__global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
+__global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyBlocksPerSm)
     kv_only_strided_kernel(const RopeKvParams params) {
   const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
@@ -1294,23 +926,17 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
   wait_for_previous_grid();
   if constexpr (kKvOnlyEarlyTrigger<kCache>) allow_next_grid();
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kWarpsPerBlock;
-  if constexpr (kKvOnlyPipelined<kCache>) {
-    __shared__ KvStage<scalar_t> stages[kWarpsPerBlock][kKvOnlyStages];
-    __shared__ uint64_t barriers[kWarpsPerBlock][kKvOnlyStages];
-    insert_kv_pipelined<scalar_t, kCache>(params, global_warp, stride, lane, stages[warp], barriers[warp]);
+  // the warp's scratch row, for the all-bf16 record's coalesced store only
+  uint4* scratch = nullptr;
+  if constexpr (kCoalescedRowStore<kCache>) {
+    __shared__ uint4 rows[kWarpsPerBlock][kHeadDim * sizeof(__nv_bfloat16) / sizeof(uint4)];
+    scratch = rows[warp];
+  }
+  if constexpr (kKvOnlyCosSinAhead<kCache>) {
+    __shared__ float4 rings[kWarpsPerBlock][2][kRopeDim / 4];
+    insert_kv_strided_ahead<scalar_t, kCache>(params, global_warp, stride, lane, scratch, rings[warp]);
   } else {
-    // the warp's scratch row, for the all-bf16 record's coalesced store only
-    uint4* scratch = nullptr;
-    if constexpr (kCoalescedRowStore<kCache>) {
-      __shared__ uint4 rows[kWarpsPerBlock][kHeadDim * sizeof(__nv_bfloat16) / sizeof(uint4)];
-      scratch = rows[warp];
-    }
-    if constexpr (kKvOnlyCosSinAhead<kCache>) {
-      __shared__ float4 rings[kWarpsPerBlock][2][kRopeDim / 4];
-      insert_kv_strided_ahead<scalar_t, kCache>(params, global_warp, stride, lane, scratch, rings[warp]);
-    } else {
-      insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, scratch);
-    }
+    insert_kv_strided<scalar_t, kCache>(params, global_warp, stride, lane, scratch);
   }
   if constexpr (!kKvOnlyEarlyTrigger<kCache>) allow_next_grid();
 }
@@ -1320,31 +946,25 @@ __global__ void __launch_bounds__(kThreadsPerBlock, kKvOnlyMinBlocks)
 // never more; past that the warps stride over the tokens, each prefetching its next token.
 // From a large token count on, some formats take fewer blocks per multiprocessor (fewer warps,
 // each over more tokens), as measured on an H200:
-// - the all-bf16 record (kFp8Lanes == 0), DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS (3 of 4 resident)
-//   from DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS: 1.6-2.6 points of copy faster at 131072-262144
-//   tokens and 1-2 points slower at 32768-98304 (benchmarks/results/rope_kv_kv_only_sweep3_h200.json);
-// - the block-scaled formats on the register loop, DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS (3)
-//   from DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS (196608): with the cos/sin ring and the slot
-//   shifts, 0.8-2.4 points faster at 196608-262144 tokens, but 2.1-2.6 slower at 131072 and
-//   2.4-7.7 slower at 16384-98304; 2 blocks lost 7-11 points against 3 at 131072-262144
-//   (benchmarks/results/rope_kv_kv_only_sweep8_h200.json). On the pipeline they lost with it wherever
-//   graphs launch it back to back (sweep 3), so it does not apply to the formats
-//   DSV41GEN_KV_ONLY_PIPELINE puts there (before sm_90 those run the register loop on the full
-//   wave).
+// - the all-bf16 record (kFp8Lanes == 0), kKvOnlyBf16LargeBlocks (3 of 4 resident) from
+//   kKvOnlyBf16LargeTokens: 1.6-2.6 points of copy faster at 131072-262144 tokens and 1-2 points
+//   slower at 32768-98304 (benchmarks/results/rope_kv_kv_only_sweep3_h200.json);
+// - the block-scaled formats, kKvOnlyScaledLargeBlocks (3) from kKvOnlyScaledLargeTokens: with the
+//   cos/sin ring and the slot shifts, 0.8-2.4 points faster at 196608-262144 tokens, but 2.1-2.6
+//   slower at 131072 and 2.4-7.7 slower at 16384-98304; 2 blocks lost 7-11 points against 3 at
+//   131072-262144 (benchmarks/results/rope_kv_kv_only_sweep8_h200.json).
 template <CacheKind kCache>
-constexpr int64_t kKvOnlyLargeTokens =
-    CacheTraits<kCache>::kFp8Lanes == 0 ? DSV41GEN_KV_ONLY_BF16_LARGE_TOKENS
-    : CacheTraits<kCache>::kLanesPerScale > 0 && !kKvOnlyPipelineChosen<kCache> ? DSV41GEN_KV_ONLY_SCALED_LARGE_TOKENS
-                                                                                : 0;
+constexpr int64_t kKvOnlyLargeTokens = CacheTraits<kCache>::kFp8Lanes == 0        ? kKvOnlyBf16LargeTokens
+                                       : CacheTraits<kCache>::kLanesPerScale > 0 ? kKvOnlyScaledLargeTokens
+                                                                                 : 0;
 template <CacheKind kCache>
 constexpr int kKvOnlyLargeBlocks =
-    CacheTraits<kCache>::kFp8Lanes == 0 ? DSV41GEN_KV_ONLY_BF16_LARGE_BLOCKS : DSV41GEN_KV_ONLY_SCALED_LARGE_BLOCKS;
+    CacheTraits<kCache>::kFp8Lanes == 0 ? kKvOnlyBf16LargeBlocks : kKvOnlyScaledLargeBlocks;
 
 template <typename scalar_t, CacheKind kCache>
 cudaError_t kv_only_blocks(int64_t num_tokens, int64_t& blocks) {
   static const int blocks_per_sm = resident_blocks_per_sm(kv_only_strided_kernel<scalar_t, kCache>);
   int per_sm = blocks_per_sm;
-  if (DSV41GEN_KV_ONLY_WAVE_BLOCKS > 0 && per_sm > DSV41GEN_KV_ONLY_WAVE_BLOCKS) per_sm = DSV41GEN_KV_ONLY_WAVE_BLOCKS;
   if (kKvOnlyLargeTokens<kCache> > 0 && num_tokens >= kKvOnlyLargeTokens<kCache> &&
       per_sm > kKvOnlyLargeBlocks<kCache>) {
     per_sm = kKvOnlyLargeBlocks<kCache>;
@@ -1394,14 +1014,10 @@ cudaError_t launch_rope_kv_insert(const RopeKvParams& params, GridChoice grid, c
       return launch_kernel(kv_only_strided_kernel<scalar_t, kCache>, blocks, stream, params);
     }
   }
-  if constexpr (kNumHeadsQPadded > 0 && DSV41GEN_QKV_SCHEDULE >= 2) {
-    // The strided grid instead of the reduced one (2), of both grids (3) or of the warp-per-slot
-    // one (4); a forced warp-per-slot grid (a test's or the benchmark's comparison) stays one warp
-    // per (token, slot).
-    const bool strided = DSV41GEN_QKV_SCHEDULE == 2   ? !warp_per_slot
-                         : DSV41GEN_QKV_SCHEDULE == 3 ? !warp_per_slot || grid != GridChoice::kWarpPerSlot
-                                                      : warp_per_slot && grid != GridChoice::kWarpPerSlot;
-    if (strided) {
+  if constexpr (kNumHeadsQPadded > 0) {
+    // The strided grid instead of the warp-per-slot one; a forced warp-per-slot grid (a test's or
+    // the benchmark's comparison) stays one warp per (token, slot).
+    if (warp_per_slot && grid != GridChoice::kWarpPerSlot) {
       int64_t blocks = 0;
       const cudaError_t error = qkv_strided_blocks<scalar_t, kNumHeadsQPadded, kApplyQNorm, kCache>(num_tokens, blocks);
       if (error != cudaSuccess) return error;

@@ -469,6 +469,67 @@ def test_launcher_errors(mxfp8_module, kernel_device):
         mx.dequantize(xq, s, out_dtype=torch.int8)
 
 
+def test_out_writes_into_the_callers_tensors(mxfp8_module, kernel_device):
+    """quantize(x, out=(xq, scales)) and dequantize(xq, scales, out=o) write the bytes the
+    allocating calls return into the caller's tensors and return those tensors (issue 29: the
+    launch path without allocations)."""
+    mx = mxfp8_module
+    x = torch.randn(3, 40, 96, device=kernel_device).bfloat16()
+    for layout in ("row_major", "swizzled_128x4"):
+        want_q, want_s = mx.quantize(x, layout)
+        xq = torch.full_like(want_q.view(torch.uint8), 0xAB).view(want_q.dtype)
+        s = torch.full_like(want_s, 0xCD)
+        got_q, got_s = mx.quantize(x, layout, out=(xq, s))
+        assert got_q is xq and got_s is s
+        assert torch.equal(xq.view(torch.uint8), want_q.view(torch.uint8))
+        assert torch.equal(s, want_s)
+        for out_dtype in (torch.bfloat16, torch.float32):
+            want = mx.dequantize(xq, s, layout, out_dtype)
+            out = torch.full(x.shape, 7.0, dtype=out_dtype, device=kernel_device)
+            assert mx.dequantize(xq, s, layout, out_dtype, out=out) is out
+            assert torch.equal(out.view(torch.uint8), want.view(torch.uint8))
+
+
+def test_out_is_checked(mxfp8_module, kernel_device):
+    mx = mxfp8_module
+    x = torch.randn(4, 64, device=kernel_device)
+    xq, s = mx.quantize(x)
+    with pytest.raises(ValueError, match=r"out must be a tuple \(xq, scales\)"):
+        mx.quantize(x, out=xq)
+    with pytest.raises(ValueError, match=r"out\[0\] must be \(4, 64\) torch.float8_e4m3fn here"):
+        mx.quantize(x, out=(xq[:2], s))
+    with pytest.raises(ValueError, match=r"out\[1\] must be \(4, 2\) torch.uint8 here"):
+        mx.quantize(x, out=(xq, s.view(torch.int8)))
+    with pytest.raises(ValueError, match=r"out\[1\] must be a tensor, got list"):
+        mx.quantize(x, out=(xq, [0]))
+    with pytest.raises(ValueError, match=r"out\[0\] must be contiguous"):
+        strided = torch.empty(64, 4, dtype=xq.dtype, device=kernel_device).t()
+        mx.quantize(x, out=(strided, s))
+    with pytest.raises(ValueError, match=r"out\[0\] must be \(4, 64\) torch.bfloat16 here"):
+        mx.dequantize(xq, s, out=torch.empty(4, 64, device=kernel_device))
+    with pytest.raises(ValueError, match=r"out\[0\] must be on"):
+        mx.dequantize(xq, s, out=torch.empty(4, 64, dtype=torch.bfloat16, device="meta"))
+
+
+def test_known_launch_class_keeps_every_check(mxfp8_module, kernel_device):
+    """A call's checks run once per launch class (shape, strides, dtypes, devices, layout,
+    overrides): an input of a known shape but another stride or dtype is a new class, checked
+    again, and a rejected call leaves the known class working."""
+    mx = mxfp8_module
+    x = torch.randn(64, 64, device=kernel_device)
+    want_q, want_s = mx.quantize(x)
+    with pytest.raises(ValueError, match="unit stride along K"):
+        mx.quantize(x.t())
+    with pytest.raises(ValueError, match="dtype torch.int32 is not supported"):
+        mx.quantize(x.to(torch.int32))
+    got_q, got_s = mx.quantize(x)
+    assert torch.equal(got_q.view(torch.uint8), want_q.view(torch.uint8))
+    assert torch.equal(got_s, want_s)
+    with pytest.raises(ValueError, match="xq and scales must be contiguous"):
+        mx.dequantize(want_q.t().contiguous().t(), want_s)
+    assert torch.equal(mx.dequantize(want_q, want_s), mx.dequantize(got_q, got_s))
+
+
 def test_no_warnings_from_normal_data(mxfp8_module, mxfp8_tiles, kernel_device):
     """Finite data runs without numpy overflow / invalid warnings in the interpreter."""
     x = torch.randn(16, 64, device=kernel_device)

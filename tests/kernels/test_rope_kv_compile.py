@@ -216,19 +216,23 @@ def test_removing_a_value_from_the_spec_removes_its_kernels(
     assert "kApplyQNormFalse = false;" in config and "kApplyQNormTrue = true;" in config
 
 
-def test_compare_sass_tells_the_switched_kernels_from_the_unchanged_ones():
-    """scripts/compare_sass.py, which the KV-only sweeps' landing arguments rest on: the default
-    (the cos/sin ring and the slot shifts for the block-scaled formats, every format on the
-    register loop) keeps the bf16 and per-tensor fp8 KV-only kernels of the build before it (no
-    ring, no shifts, the block-scaled formats on the pipeline), and changes the fp8_ds_mla and
-    mxfp8 ones (so the tool does see a change); it exits 1 when any kernel differs."""
+def test_compare_sass_tells_the_switched_kernels_from_the_unchanged_ones(tmp_path):
+    """scripts/compare_sass.py, which the KV-only sweeps' landing arguments rest on: today's
+    kernels against the core of the commit that still carried the sweep candidates as -D
+    switches (benchmarks/sweep_rope_kv_kv_only.SWITCHES_COMMIT), built with the switches of the
+    build before the cos/sin ring (no ring, no slot shifts, the block-scaled formats on the
+    pipeline): the bf16 and per-tensor fp8 KV-only kernels are the same, the fp8_ds_mla and mxfp8
+    ones differ (so the tool does see a change); it exits 1 when any kernel differs."""
     source = REPO / "generated" / "deepseek_v4" / "csrc" / "deepseek_v41" / "rope_kv_inst_h0.cu"
+    old = switches_kernels(tmp_path)
     run = subprocess.run(
         [
             sys.executable,
             str(REPO / "scripts" / "compare_sass.py"),
             "--kernel",
             "kv_only_strided_kernelI13__nv_bfloat16",
+            "--a-kernels",
+            str(old),
             "--a-flags",
             "-DDSV41GEN_KV_ONLY_COS_SIN_AHEAD=0 -DDSV41GEN_KV_ONLY_PIPELINE=1"
             " -DDSV41GEN_KV_ONLY_SHIFT_SLOTS=0",
@@ -247,3 +251,22 @@ def test_compare_sass_tells_the_switched_kernels_from_the_unchanged_ones():
     assert verdict == {0: "identical", 1: "identical", 2: "DIFFERENT", 3: "DIFFERENT"}, run.stdout
     assert lines[-1] == "2 kernel(s) differ"
     assert run.returncode == 1
+
+
+def switches_kernels(tmp_path: Path) -> Path:
+    """A copy of dsv41gen/kernels whose core is the sweeps' SWITCHES_COMMIT's (git history)."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        from sweep_rope_kv_kv_only import SWITCHES_COMMIT
+    finally:
+        sys.path.remove(str(REPO / "benchmarks"))
+    core = subprocess.run(
+        ["git", "-C", str(REPO), "show", f"{SWITCHES_COMMIT}:dsv41gen/kernels/rope_kv_core.cuh"],
+        capture_output=True,
+        text=True,
+    )
+    assert core.returncode == 0, f"needs the git history of {SWITCHES_COMMIT}: {core.stderr}"
+    kernels = tmp_path / "kernels"
+    shutil.copytree(REPO / "dsv41gen" / "kernels", kernels)
+    (kernels / "rope_kv_core.cuh").write_text(core.stdout)
+    return kernels

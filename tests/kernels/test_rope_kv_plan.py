@@ -323,3 +323,14 @@ def test_the_specs_non_finite_rules_reach_the_kernel_config(rope_kv_plans):
             assert cache.nan_to_negative_max == bool(cache.fp8_values), cache.spec_name
         config = config_of(rope_kv_plans[variant])
         assert "kNanScaleForInf = true" in config and "kNanToNegativeMax = true" in config
+
+
+def test_kernel_core_keeps_only_the_winning_paths():
+    """The sweeps' losing candidates left rope_kv_core.cuh (issue 29): no -D tuning switch is
+    read there any more; the sweeps compile their candidates from the commit that had them
+    (benchmarks/sweep_rope_kv_kv_only.SWITCHES_COMMIT)."""
+    from pathlib import Path
+
+    core = Path(__file__).resolve().parents[2] / "dsv41gen" / "kernels" / "rope_kv_core.cuh"
+    switches = sorted(set(re.findall(r"\bDSV41GEN_[A-Z0-9_]+", core.read_text())))
+    assert switches == [], f"tuning switches left in {core.name}: {switches}"
