@@ -409,6 +409,7 @@ class _Launch:
         "options",
         "out_shapes",
         "device",
+        "device_index",
         "direct",
         "shared",
         "shared_key",
@@ -431,6 +432,7 @@ class _Launch:
         )
         self.out_shapes = out_shapes
         self.device = device
+        self.device_index = -1 if device.index is None else device.index  # Tensor.get_device()
         # (alignment bits of the three pointers, device index) -> _DirectLaunch
         self.direct: dict[tuple[int, int], _DirectLaunch] = {}
         self.shared = shared
@@ -462,11 +464,9 @@ class _Launch:
         direct(self.grid, (pa, pb, pc, *self.ints), device)
 
 
-def _current_device() -> int:
-    """The current CUDA device index (torch's, as Triton's launch path reads it), without
-    torch.cuda.current_device's Python wrapper where torch exposes the call it makes."""
-    get = getattr(torch._C, "_cuda_getDevice", None)
-    return get() if get is not None else torch.cuda.current_device()
+# The current CUDA device index (torch's, as Triton's launch path reads it), without
+# torch.cuda.current_device's Python wrapper where torch exposes the call it makes.
+_current_device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
 
 
 class Mxfp8Ops(NamedTuple):
@@ -630,6 +630,18 @@ def mxfp8_ops(
             return (*batch, m, k // BLOCK)
         return (*batch, -(-m // row_tile) * row_tile * (-(-(k // BLOCK) // col_tile) * col_tile))
 
+    def out_ok(launch: _Launch, t: Any, shape: torch.Size, dtype: torch.dtype) -> bool:
+        """Whether t is a contiguous tensor of shape and dtype on the launch's device (the
+        launch passes its address to the kernel unchecked)."""
+        return (
+            isinstance(t, torch.Tensor)
+            and t.shape == shape
+            and t.dtype == dtype
+            and t.get_device() == launch.device_index
+            and (t.is_cuda if launch.device_index >= 0 else t.device == launch.device)
+            and t.is_contiguous()
+        )
+
     def check_out(what: str, launch: _Launch, outs: tuple, dtypes: tuple) -> None:
         """Caller-provided outputs: each a contiguous tensor of the shape and dtype the launch
         writes, on the inputs' device."""
@@ -683,7 +695,15 @@ def mxfp8_ops(
         ints = (m, k, scale_rows, scale_cols, stride_batch, x.stride(-2))
         out_shapes = (torch.Size(shape), scales)
         return _Launch(
-            _quantize_kernel, grid, ints, decided, fmt, hints, out_shapes, x.device, compiled_launches
+            _quantize_kernel,
+            grid,
+            ints,
+            decided,
+            fmt,
+            hints,
+            out_shapes,
+            x.device,
+            compiled_launches,
         )
 
     def quantize(
@@ -715,8 +735,13 @@ def mxfp8_ops(
         else:
             if type(out) is not tuple or len(out) != 2:
                 fail("quantize", "out must be a tuple (xq, scales)")
-            check_out("quantize", launch, out, (value_dtype, torch.uint8))
             xq, scales = out
+            xq_shape, scales_shape = launch.out_shapes
+            if not (
+                out_ok(launch, xq, xq_shape, value_dtype)
+                and out_ok(launch, scales, scales_shape, torch.uint8)
+            ):
+                check_out("quantize", launch, out, (value_dtype, torch.uint8))
         if device_type == "cuda":
             launch.cuda(f"{name} quantize", x, xq, scales)
         else:
@@ -765,7 +790,15 @@ def mxfp8_ops(
         ints = (m, k, scale_rows, scale_cols)
         out_shapes = (torch.Size(shape),)
         return _Launch(
-            _dequantize_kernel, grid, ints, decided, fmt, hints, out_shapes, xq.device, compiled_launches
+            _dequantize_kernel,
+            grid,
+            ints,
+            decided,
+            fmt,
+            hints,
+            out_shapes,
+            xq.device,
+            compiled_launches,
         )
 
     def dequantize(
@@ -802,7 +835,7 @@ def mxfp8_ops(
             dequantize_launches[key] = launch
         if out is None:
             out = torch.empty(launch.out_shapes[0], dtype=out_dtype, device=launch.device)
-        else:
+        elif not out_ok(launch, out, launch.out_shapes[0], out_dtype):
             check_out("dequantize", launch, (out,), (out_dtype,))
         if device_type == "cuda":
             launch.cuda(f"{name} dequantize", xq, scales, out)
