@@ -292,10 +292,21 @@ class Architecture:
     registry: RegistryTable
     module: str
     class_name: str
+    # The engine-wide sets keyed on the architecture name this architecture is a member of
+    # (architectures.<name>.engine_sets, names of plan/engine.py's ENGINE_SETS); None: not
+    # stated, so the lineage's architecture of the same module and class decides (plan/plugin.py).
+    engine_sets: tuple[str, ...] | None = None
 
     @staticmethod
     def parse(name: str, d: dict) -> Architecture:
-        return Architecture(name, RegistryTable(d["registry"]), d["module"], d["class"])
+        sets = d.get("engine_sets")
+        return Architecture(
+            name,
+            RegistryTable(d["registry"]),
+            d["module"],
+            d["class"],
+            None if sets is None else tuple(sets),
+        )
 
 
 @dataclass(frozen=True)
@@ -661,13 +672,14 @@ class AttentionBackend:
 
     @staticmethod
     def parse(key: str, d: dict) -> AttentionBackend:
+        declared = read(declared_at("attention_backends.*"), d)
         sizes = d.get("kernel_block_sizes")
         layouts = d.get("supported_kv_cache_layouts")
         builder = d.get("metadata_builder")
         return AttentionBackend(
             key=key,
             name=d["name"],
-            kind=BackendKind(d.get("kind", "indexer")),
+            kind=BackendKind(declared.kind),
             parent=d.get("parent"),
             parent_module=d.get("parent_module"),
             kernel_block_sizes=KernelBlockSizes.parse(sizes) if sizes is not None else None,
@@ -678,8 +690,8 @@ class AttentionBackend:
             metadata_builder=EngineClass(builder["module"], builder["class"])
             if builder is not None
             else None,
-            platform=BackendPlatform(d.get("platform", "cuda")),
-            declared=read(declared_at("attention_backends.*"), d),
+            platform=BackendPlatform(declared.platform),
+            declared=declared,
         )
 
 

@@ -99,6 +99,23 @@ class TokenRuleGroup:
         )
 
     @property
+    def zero_tokens_per_round_message(self) -> PyMessage:
+        """The refusal where the draft config says 0 tokens per round: vLLM 0.33.0's
+        divisibility check divides by it (ZeroDivisionError, an engine crash), so the spec's
+        rule refuses the config instead, naming what to change."""
+        return PyMessage(
+            (
+                "num_speculative_tokens:",
+                _NUM,
+                " cannot be used with n_predict=0: the draft config of ",
+                _DISPLAY_NAME,
+                f" with {self.label} says it has no layers to run "
+                "(num_nextn_predict_layers: 0); use a checkpoint whose draft has layers, or "
+                "another speculative method.",
+            )
+        )
+
+    @property
     def warn_message(self) -> PyMessage | PyLiteral:
         if self.warning is not None:
             return PyLiteral(self.warning)
