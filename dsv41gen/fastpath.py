@@ -198,6 +198,7 @@ def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] |
 
     if not all(p.is_file() for p in spec_paths):
         return None
+    _raw.cache_clear()  # one call's memo: a process that runs several commands reads afresh
     families = _families(spec_paths)
     if families is None:
         return None
