@@ -260,6 +260,26 @@ _ARCHITECTURES = Map(
                 required=True,
                 review=(breaking("registry target class changed", Change.CHANGED),),
             ),
+            Field(
+                "engine_sets",
+                List(
+                    items=Enum(
+                        values=(
+                            "breakable_cudagraph",
+                            "breakable_cudagraph_rocm",
+                            "flashinfer_moe_ep",
+                        )
+                    ),
+                    unique=True,
+                ),
+                doc="The engine's sets keyed on the architecture name that this architecture is a "
+                "member of (vLLM 0.33.0: breakable_cudagraph, config/vllm.py's "
+                "DEFAULT_BREAKABLE_CUDAGRAPH_ARCHITECTURES: breakable CUDA graphs and no "
+                "torch.compile by default; breakable_cudagraph_rocm, the same on ROCm; "
+                "flashinfer_moe_ep, config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES). Unset: "
+                "the same as the parent lineage's architecture of the same module and class, else "
+                "none; [] opts out. The plugin adds the members to the engine's sets.",
+            ),
         )
     ),
     entry=(breaking("registry architecture removed or renamed", Change.REMOVED, below=True),),
