@@ -676,13 +676,14 @@ class AttentionBackend:
 
     @staticmethod
     def parse(key: str, d: dict) -> AttentionBackend:
+        declared = read(declared_at("attention_backends.*"), d)
         sizes = d.get("kernel_block_sizes")
         layouts = d.get("supported_kv_cache_layouts")
         builder = d.get("metadata_builder")
         return AttentionBackend(
             key=key,
             name=d["name"],
-            kind=BackendKind(d.get("kind", "indexer")),
+            kind=BackendKind(declared.kind),
             parent=d.get("parent"),
             parent_module=d.get("parent_module"),
             kernel_block_sizes=KernelBlockSizes.parse(sizes) if sizes is not None else None,
@@ -693,8 +694,8 @@ class AttentionBackend:
             metadata_builder=EngineClass(builder["module"], builder["class"])
             if builder is not None
             else None,
-            platform=BackendPlatform(d.get("platform", "cuda")),
-            declared=read(declared_at("attention_backends.*"), d),
+            platform=BackendPlatform(declared.platform),
+            declared=declared,
         )
 
 

@@ -402,9 +402,16 @@ def _refuse_oversized(files: dict[str, str], inputs: FamilyInputs) -> None:
 
 
 def build_texts(
-    spec_paths: tuple[Path, ...], out_dir: Path, warn: Callable[[str], None] | None = None
+    spec_paths: tuple[Path, ...],
+    out_dir: Path,
+    warn: Callable[[str], None] | None = None,
+    settings=None,
 ) -> list[BuildResult]:
-    """load -> resolve -> validate -> model -> plan -> render, for every family named."""
+    """load -> resolve -> validate -> model -> plan -> render, for every family named.
+
+    ``settings`` (format.FormatSettings) defaults to what the output directory's formatter
+    configuration discovery finds; the review passes the repository's, to render a ref's specs
+    checked out elsewhere exactly as the working tree's."""
     from .fastpath import MANIFEST, manifest_body
     from .format import FormatSettings
     from .inputs import inputs_hash, spec_display
@@ -414,7 +421,7 @@ def build_texts(
     from .write import make_header
 
     results = []
-    settings = FormatSettings.discover(out_dir)
+    settings = settings or FormatSettings.discover(out_dir)
     for inputs in load_families(list(spec_paths), warn):
         family = inputs.family
         sources = SourceMap(family)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,10 +91,22 @@ def _strip(data: dict) -> dict:
     return {k: v for k, v in data.items() if k not in ("extends", "spec_version")}
 
 
+@dataclass(frozen=True)
+class TreeFinding:
+    """A committed generated file that is not what the pull request's own specs produce (or
+    an entry of the output tree no build writes): the review's first finding, since neither
+    the spec diff nor the generated diff can show it."""
+
+    path: str  # as the repository names it (generated/<package>/...)
+    what: str
+    diff: str = ""  # committed text -> what the specs produce
+
+
 @dataclass
 class SemanticDiff:
     changes: list[Change] = field(default_factory=list)
     generated_diff: str = ""
+    tree: list[TreeFinding] = field(default_factory=list)
 
     @property
     def unwaived_breaking(self) -> list[Change]:
@@ -244,23 +257,30 @@ def code_shape(files: dict[str, str]) -> dict[str, str]:
 
 
 def verify_cosmetic(
-    changes: list[Change], before: dict[str, str], after: dict[str, str]
+    changes: list[Change],
+    before: dict[str, str],
+    after: dict[str, str],
+    reaches_code: Callable[[Change], bool] | None = None,
 ) -> list[Change]:
-    """COSMETIC is a claim: nothing generated behaves differently. When every change claims it,
-    the generated code must differ only in wording; a "cosmetic" field that reaches code (a
-    label that became part of an expression, a reference config value the code defaults to) is
-    reported as BEHAVIOUR."""
-    if not changes or any(c.severity != COSMETIC for c in changes):
+    """COSMETIC is a claim: nothing generated behaves differently. It is checked change by
+    change: when the generated code's shape (code_shape) differs between the two trees at all,
+    each COSMETIC change is asked, through ``reaches_code``, whether undoing it alone changes
+    the generated shape; one that does (a label that became part of an expression, a reference
+    config value the code defaults to) is BEHAVIOUR, whatever else changed beside it. Without
+    ``reaches_code`` every COSMETIC change is then BEHAVIOUR (none can be vouched for)."""
+    if not any(c.severity == COSMETIC for c in changes):
         return changes
     if code_shape(before) == code_shape(after):
-        return changes
-    return [
-        Change(
-            **{
-                **c.__dict__,
-                "severity": BEHAVIOUR,
-                "what": c.what + " (reaches generated code, not only its wording)",
-            }
-        )
-        for c in changes
-    ]
+        return changes  # nothing generated behaves differently: every claim holds
+    result = []
+    for change in changes:
+        if change.severity == COSMETIC and (reaches_code is None or reaches_code(change)):
+            change = Change(
+                **{
+                    **change.__dict__,
+                    "severity": BEHAVIOUR,
+                    "what": change.what + " (reaches generated code, not only its wording)",
+                }
+            )
+        result.append(change)
+    return result

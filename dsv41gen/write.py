@@ -157,6 +157,11 @@ class Comparison:
     # generated module compiles to: path -> why. build drops every __pycache__ anyway.
     bytecode: dict[str, str] = field(default_factory=dict)
     diffs: list[str] = field(default_factory=list)
+    diff_of: dict[str, str] = field(default_factory=dict)  # path -> its entry of diffs
+
+    def add_diff(self, rel: str, diff: str) -> None:
+        self.diffs.append(diff)
+        self.diff_of[rel] = diff
 
     @property
     def clean(self) -> bool:
@@ -324,7 +329,7 @@ def compare(out_dir: Path, package: str, files: dict[str, str], diff_root: str =
         current = _read(out_dir / rel)
         if current is None:
             result.added.append(rel)
-            result.diffs.append(_diff("", text, rel, diff_root))
+            result.add_diff(rel, _diff("", text, rel, diff_root))
             continue
         if current == text:
             result.same.append(rel)
@@ -335,7 +340,7 @@ def compare(out_dir: Path, package: str, files: dict[str, str], diff_root: str =
             result.hand_edited.append(rel)
         else:
             result.changed.append(rel)
-        result.diffs.append(_diff(current, text, rel, diff_root))
+        result.add_diff(rel, _diff(current, text, rel, diff_root))
     inside_files = {rel[len(prefix) :] for rel in files}
     for inside, kind in sorted(entries.items()):
         full = f"{prefix}{inside}" if inside else package
@@ -354,7 +359,7 @@ def compare(out_dir: Path, package: str, files: dict[str, str], diff_root: str =
                 # Removing it would lose the edit as surely as overwriting it: `build` must
                 # refuse without --force here too.
                 result.hand_edited.append(full)
-            result.diffs.append(_diff(text, "", full, diff_root))
+            result.add_diff(full, _diff(text, "", full, diff_root))
             continue
         result.unexpected[full] = _describe_entry(path, kind)
     return result

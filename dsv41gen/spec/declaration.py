@@ -38,6 +38,56 @@ from .language import (
     cosmetic,
 )
 
+# A KV-cache block size in tokens.
+_BLOCK_TOKENS = Int(minimum=1, maximum=65536, range="a KV-cache block of at most 65536 tokens")
+
+# A head dimension.
+_HEAD_VALUES = Int(minimum=1, maximum=65536, range="a head of at most 65536 values")
+
+# A count of values in one cache record.
+_RECORD_VALUES = Int(minimum=0, maximum=65536, range="at most 65536 values per record")
+
+# An E8M0 scale byte (signed, for a bias).
+_SCALE_CODE = Int(minimum=-255, maximum=255, range="an 8-bit scale code")
+
+# KV compress ratios.
+_COMPRESS_RATIOS = List(
+    items=Int(minimum=0, maximum=65536, range="a compress ratio of at most 65536"),
+    min_items=1,
+    max_items=64,
+)
+
+# Per-token byte counts.
+_BYTES_PER_TOKEN = List(
+    items=Int(minimum=1, maximum=1048576, range="at most 1 MiB per token"),
+    min_items=1,
+    max_items=64,
+)
+
+# The bytes of one token record.
+_RECORD_BYTES = Int(minimum=1, maximum=1048576, range="at most 1 MiB per token record")
+
+# Checkpoint or engine weight names (dotted).
+_WEIGHT_NAMES = List(items=Str(pattern=DOTTED_NAME))
+
+# Checkpoint name -> engine parameter name.
+_RENAMES = Map(keys=Str(pattern=DOTTED_NAME), values=Str(pattern=DOTTED_NAME))
+
+# HF config field names, first one set wins.
+_CONFIG_FIELDS = List(items=Str(pattern=SNAKE_CASE), min_items=1)
+
+# HF config field names, at most 16.
+_CONFIG_FIELDS_16 = List(items=Str(pattern=SNAKE_CASE), min_items=1, max_items=16)
+
+# vLLM's model runners.
+_MODEL_RUNNER = Enum(values=("v1", "v2"))
+
+# How a RoPE rounds its products.
+_CONTRACTION = Enum(values=("fma", "none"))
+
+# What a loader does past a count.
+_PAST_COUNT = Enum(values=("skipped", "rejected"))
+
 # The speculative methods vLLM 0.33.0 knows (SpeculativeConfig.method).
 SPECULATIVE_METHODS = ("mtp", "dspark", "eagle", "eagle3", "ngram", "draft_model", "suffix")
 
@@ -85,16 +135,12 @@ _METHOD = Obj(
                 fields=(
                     Field(
                         "sources",
-                        List(
-                            items=Str(pattern=SNAKE_CASE),
-                            min_items=1,
-                            max_items=16,
-                        ),
+                        _CONFIG_FIELDS_16,
                         doc="HF config fields, first non-empty wins.",
                         required=True,
                         review=(behaviour("tokens-per-round source changed", Change.CHANGED),),
                     ),
-                ),
+                )
             ),
             doc=(
                 "The draft config's n_predict: how many draft stages one round runs (vLLM "
@@ -110,9 +156,7 @@ _METHOD = Obj(
                 fields=(
                     Field(
                         "default",
-                        Enum(
-                            values=("tokens_per_round", "draft_config_fields", "none"),
-                        ),
+                        Enum(values=("tokens_per_round", "draft_config_fields", "none")),
                         doc=(
                             "tokens_per_round: the draft's n_predict; draft_config_fields: "
                             "the first of default_sources the draft config sets (none set: a "
@@ -125,35 +169,21 @@ _METHOD = Obj(
                     ),
                     Field(
                         "divisibility",
-                        Enum(
-                            values=("none", "when_above_tokens_per_round", "always"),
-                        ),
+                        Enum(values=("none", "when_above_tokens_per_round", "always")),
                         required=True,
                     ),
                     Field(
                         "maximum",
-                        Int(
-                            minimum=1,
-                            maximum=1024,
-                            range="at most 1024 speculative tokens",
-                        ),
+                        Int(minimum=1, maximum=1024, range="at most 1024 speculative tokens"),
                         doc="Largest num_speculative_tokens accepted.",
                     ),
                     Field(
                         "warn_above",
-                        Int(
-                            minimum=0,
-                            maximum=1024,
-                            range="at most 1024 speculative tokens",
-                        ),
+                        Int(minimum=0, maximum=1024, range="at most 1024 speculative tokens"),
                     ),
                     Field(
                         "default_sources",
-                        List(
-                            items=Str(pattern=SNAKE_CASE),
-                            min_items=1,
-                            max_items=16,
-                        ),
+                        _CONFIG_FIELDS_16,
                         doc=(
                             "With default: draft_config_fields, the draft HF config fields "
                             "the default is read from, first set (not None) wins."
@@ -167,12 +197,12 @@ _METHOD = Obj(
                             "above warn_above (checked before divisibility, as vLLM does)."
                         ),
                     ),
-                ),
+                )
             ),
             required=True,
             review=(behaviour("num_speculative_tokens rule changed", below=True),),
         ),
-    ),
+    )
 )
 
 METHOD = Ref(name="method", target=_METHOD)
@@ -202,7 +232,7 @@ _VARIANT = Obj(
             required=True,
             review=(breaking("HF model_type changed", Change.CHANGED),),
         ),
-    ),
+    )
 )
 
 _ARCHITECTURES = Map(
@@ -211,9 +241,7 @@ _ARCHITECTURES = Map(
         fields=(
             Field(
                 "registry",
-                Enum(
-                    values=("text_generation", "multimodal", "speculative_decoding"),
-                ),
+                Enum(values=("text_generation", "multimodal", "speculative_decoding")),
                 doc="Which registry table lists it.",
                 required=True,
                 review=(breaking("architecture moved to another registry table", Change.CHANGED),),
@@ -232,7 +260,21 @@ _ARCHITECTURES = Map(
                 required=True,
                 review=(breaking("registry target class changed", Change.CHANGED),),
             ),
-        ),
+            Field(
+                "engine_sets",
+                List(
+                    items=Enum(
+                        values=(
+                            "breakable_cudagraph",
+                            "breakable_cudagraph_rocm",
+                            "flashinfer_moe_ep",
+                        )
+                    ),
+                    unique=True,
+                ),
+                doc="The engine's sets keyed on the architecture name that this architecture is a member of (vLLM 0.33.0: breakable_cudagraph, config/vllm.py's DEFAULT_BREAKABLE_CUDAGRAPH_ARCHITECTURES: breakable CUDA graphs and no torch.compile by default; breakable_cudagraph_rocm, the same on ROCm; flashinfer_moe_ep, config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES). Unset: the same as the parent lineage's architecture of the same module and class, else none; [] opts out. The plugin adds the members to the engine's sets.",
+            ),
+        )
     ),
     entry=(breaking("registry architecture removed or renamed", Change.REMOVED, below=True),),
 )
@@ -247,9 +289,7 @@ _CHECKPOINT = Obj(
                     fields=(
                         Field(
                             "stage_prefix",
-                            Str(
-                                pattern=anchored(r"([A-Za-z_][A-Za-z0-9_]*\.)*\{i\}\."),
-                            ),
+                            Str(pattern=anchored(r"([A-Za-z_][A-Za-z0-9_]*\.)*\{i\}\.")),
                             doc=(
                                 "Prefix of each stage's weights; `{i}` is the stage index, "
                                 "e.g. 'mtp.{i}.'."
@@ -263,10 +303,7 @@ _CHECKPOINT = Obj(
                                 fields=(
                                     Field(
                                         "sources",
-                                        List(
-                                            items=Str(pattern=SNAKE_CASE),
-                                            min_items=1,
-                                        ),
+                                        _CONFIG_FIELDS,
                                         doc=(
                                             "HF config fields holding the number of stages, "
                                             "in the order the engine reads them: the first "
@@ -289,7 +326,7 @@ _CHECKPOINT = Obj(
                                             "names say."
                                         ),
                                     ),
-                                ),
+                                )
                             ),
                             doc="How the engine's loader counts the stages it loads.",
                             required=True,
@@ -297,7 +334,7 @@ _CHECKPOINT = Obj(
                         ),
                         Field(
                             "stages_past_count",
-                            Enum(values=("skipped", "rejected")),
+                            _PAST_COUNT,
                             doc=(
                                 "What the engine's loader does with a tensor of a stage at or"
                                 " past the stage count that is not a model-level weight: "
@@ -315,7 +352,7 @@ _CHECKPOINT = Obj(
                             Str(
                                 pattern=anchored(
                                     r"([A-Za-z_][A-Za-z0-9_]*\.)+\{([a-z][a-z0-9_]*\+)?i\}\."
-                                ),
+                                )
                             ),
                             doc=(
                                 "The engine parameter prefix a stage's weights load into: "
@@ -329,7 +366,7 @@ _CHECKPOINT = Obj(
                         ),
                         Field(
                             "required",
-                            List(items=Str(pattern=DOTTED_NAME)),
+                            _WEIGHT_NAMES,
                             doc=(
                                 "Weights every stage must have (under stage_prefix, loaded "
                                 "into maps_to)."
@@ -342,20 +379,14 @@ _CHECKPOINT = Obj(
                                 ),
                             ),
                         ),
-                        Field(
-                            "optional",
-                            List(items=Str(pattern=DOTTED_NAME)),
-                            doc="Weights a stage may have.",
-                        ),
+                        Field("optional", _WEIGHT_NAMES, doc="Weights a stage may have."),
                         Field(
                             "shared",
                             Obj(
                                 fields=(
                                     Field(
                                         "maps_to",
-                                        Str(
-                                            pattern=anchored(r"([A-Za-z_][A-Za-z0-9_]*\.)+"),
-                                        ),
+                                        Str(pattern=anchored(r"([A-Za-z_][A-Za-z0-9_]*\.)+")),
                                         doc=(
                                             "The model-level engine parameter prefix, e.g. "
                                             "'model.'."
@@ -369,7 +400,7 @@ _CHECKPOINT = Obj(
                                     ),
                                     Field(
                                         "required",
-                                        List(items=Str(pattern=DOTTED_NAME)),
+                                        _WEIGHT_NAMES,
                                         doc=(
                                             "Model-level weights the checkpoint ships under "
                                             "some stage's prefix (any stage: the engine loads"
@@ -385,13 +416,13 @@ _CHECKPOINT = Obj(
                                     ),
                                     Field(
                                         "optional",
-                                        List(items=Str(pattern=DOTTED_NAME)),
+                                        _WEIGHT_NAMES,
                                         doc=(
                                             "Model-level weights that may be absent (the "
                                             "engine drops the module)."
                                         ),
                                     ),
-                                ),
+                                )
                             ),
                             doc=(
                                 "Weights a stage prefix carries that the engine maps onto one"
@@ -413,7 +444,7 @@ _CHECKPOINT = Obj(
                                             ),
                                             required=True,
                                         ),
-                                    ),
+                                    )
                                 ),
                             ),
                             doc=(
@@ -424,10 +455,7 @@ _CHECKPOINT = Obj(
                         ),
                         Field(
                             "renames",
-                            Map(
-                                keys=Str(pattern=DOTTED_NAME),
-                                values=Str(pattern=DOTTED_NAME),
-                            ),
+                            _RENAMES,
                             doc=(
                                 "Checkpoint name -> engine parameter name (both relative: the"
                                 " checkpoint's under stage_prefix, the engine's under maps_to"
@@ -436,7 +464,7 @@ _CHECKPOINT = Obj(
                         ),
                         Field(
                             "rejected",
-                            List(items=Str(pattern=DOTTED_NAME)),
+                            _WEIGHT_NAMES,
                             doc=(
                                 "Checkpoint names (or name prefixes, under stage_prefix) the "
                                 "engine's loader fails on; a checkpoint carrying one is "
@@ -454,9 +482,7 @@ _CHECKPOINT = Obj(
                                 fields=(
                                     Field(
                                         "maps_to",
-                                        Str(
-                                            pattern=anchored(r"(([A-Za-z_][A-Za-z0-9_]*\.)+)?"),
-                                        ),
+                                        Str(pattern=anchored(r"(([A-Za-z_][A-Za-z0-9_]*\.)+)?")),
                                         doc=(
                                             "Where the block's parameters sit under the "
                                             "stage's maps_to, e.g. 'mtp_block.' (V4 classic "
@@ -470,7 +496,7 @@ _CHECKPOINT = Obj(
                                     ),
                                     Field(
                                         "required",
-                                        List(items=Str(pattern=DOTTED_NAME)),
+                                        _WEIGHT_NAMES,
                                         doc=(
                                             "Decoder-block weights every stage must have "
                                             "(under stage_prefix; attention, norms, MoE gate,"
@@ -487,7 +513,7 @@ _CHECKPOINT = Obj(
                                     ),
                                     Field(
                                         "optional",
-                                        List(items=Str(pattern=DOTTED_NAME)),
+                                        _WEIGHT_NAMES,
                                         doc="Decoder-block weights a stage may have.",
                                     ),
                                     Field(
@@ -533,10 +559,7 @@ _CHECKPOINT = Obj(
                                     ),
                                     Field(
                                         "renames",
-                                        Map(
-                                            keys=Str(pattern=DOTTED_NAME),
-                                            values=Str(pattern=DOTTED_NAME),
-                                        ),
+                                        _RENAMES,
                                         doc=(
                                             "Checkpoint name -> engine parameter name, one to"
                                             " one; the engine's name is accepted too."
@@ -551,7 +574,7 @@ _CHECKPOINT = Obj(
                                                     Str(
                                                         pattern=anchored(
                                                             r"([A-Za-z_][A-Za-z0-9_]*\.)+\{e\}\."
-                                                        ),
+                                                        )
                                                     ),
                                                     doc=(
                                                         "Prefix of one routed expert's "
@@ -567,12 +590,7 @@ _CHECKPOINT = Obj(
                                                         fields=(
                                                             Field(
                                                                 "sources",
-                                                                List(
-                                                                    items=Str(
-                                                                        pattern=SNAKE_CASE,
-                                                                    ),
-                                                                    min_items=1,
-                                                                ),
+                                                                _CONFIG_FIELDS,
                                                                 doc=(
                                                                     "HF config fields holding"
                                                                     " the number of routed "
@@ -584,7 +602,7 @@ _CHECKPOINT = Obj(
                                                                 ),
                                                                 required=True,
                                                             ),
-                                                        ),
+                                                        )
                                                     ),
                                                     doc=(
                                                         "How the engine counts a stage's "
@@ -595,9 +613,7 @@ _CHECKPOINT = Obj(
                                                 ),
                                                 Field(
                                                     "past_count",
-                                                    Enum(
-                                                        values=("skipped", "rejected"),
-                                                    ),
+                                                    _PAST_COUNT,
                                                     doc=(
                                                         "What the loader does with a tensor "
                                                         "of an expert at or past the count: "
@@ -614,9 +630,7 @@ _CHECKPOINT = Obj(
                                                             fields=(
                                                                 Field(
                                                                     "into",
-                                                                    Str(
-                                                                        pattern=DOTTED_NAME,
-                                                                    ),
+                                                                    Str(pattern=DOTTED_NAME),
                                                                     doc=(
                                                                         "The engine parameter"
                                                                         " (relative, like the"
@@ -628,9 +642,7 @@ _CHECKPOINT = Obj(
                                                                 ),
                                                                 Field(
                                                                     "shard",
-                                                                    Str(
-                                                                        pattern=SNAKE_CASE,
-                                                                    ),
+                                                                    Str(pattern=SNAKE_CASE),
                                                                     doc=(
                                                                         "The shard id the "
                                                                         "loader passes (the "
@@ -664,14 +676,14 @@ _CHECKPOINT = Obj(
                                                     ),
                                                     required=True,
                                                 ),
-                                            ),
+                                            )
                                         ),
                                         doc=(
                                             "The routed experts of the block: per-expert "
                                             "weights for every expert index below the count."
                                         ),
                                     ),
-                                ),
+                                )
                             ),
                             doc=(
                                 "The stage's decoder block (attention, norms, MoE) as the "
@@ -698,7 +710,7 @@ _CHECKPOINT = Obj(
                                     ),
                                     Field(
                                         "untracked",
-                                        List(items=Str(pattern=DOTTED_NAME)),
+                                        _WEIGHT_NAMES,
                                         doc=(
                                             "Weights of the set (checkpoint names; a derived "
                                             "parameter by its own name) the engine never "
@@ -720,7 +732,7 @@ _CHECKPOINT = Obj(
                                             "checkpoint'). Default: false."
                                         ),
                                     ),
-                                ),
+                                )
                             ),
                             doc=(
                                 "Which missing weights the engine's loader fails on and which"
@@ -737,13 +749,13 @@ _CHECKPOINT = Obj(
                             ),
                             required=True,
                         ),
-                    ),
+                    )
                 ),
                 entry=(breaking("checkpoint weight set removed", Change.REMOVED, below=True),),
             ),
             required=True,
         ),
-    ),
+    )
 )
 
 _HF_CONFIG = Map(
@@ -759,7 +771,7 @@ _HF_CONFIG = Map(
                 "maximum": 9223372036854775807,
                 "x-range": "a 64-bit integer or a finite number",
             },
-        },
+        }
     ),
 )
 
@@ -772,7 +784,7 @@ FORBIDDEN_METHOD = Obj(
             required=True,
         ),
         Field("message", Str(), doc="Overrides the message derived from the weight sets."),
-    ),
+    )
 )
 
 _SPECULATIVE = Obj(
@@ -812,20 +824,12 @@ _SPECULATIVE = Obj(
             ),
             doc="Methods this variant rejects, and what to use instead.",
         ),
-        Field(
-            "eagle_style_fallback",
-            Bool(),
-            doc="Eagle-style drafting uses this family's path.",
-        ),
-    ),
+        Field("eagle_style_fallback", Bool(), doc="Eagle-style drafting uses this family's path."),
+    )
 )
 
 # One list of block sizes: the default, and each capability family's own.
-_BLOCK_SIZES = List(
-    items=Int(minimum=1, maximum=65536, range="a KV-cache block of at most 65536 tokens"),
-    min_items=1,
-    max_items=64,
-)
+_BLOCK_SIZES = List(items=_BLOCK_TOKENS, min_items=1, max_items=64)
 
 KERNEL_BLOCK_SIZES = Obj(
     fields=(
@@ -853,7 +857,7 @@ KERNEL_BLOCK_SIZES = Obj(
             doc="Why these sizes (copied into the generated comment).",
             review=(cosmetic("block-size note"),),
         ),
-    ),
+    )
 )
 
 _ATTENTION_BACKENDS = Map(
@@ -874,6 +878,7 @@ _ATTENTION_BACKENDS = Map(
                     "indexer: a generated class; sparse_mla: a registered name with block "
                     "sizes only."
                 ),
+                default="indexer",
             ),
             Field(
                 "parent",
@@ -884,9 +889,7 @@ _ATTENTION_BACKENDS = Map(
                 ),
             ),
             Field(
-                "parent_module",
-                Str(pattern=DOTTED_NAME),
-                doc="Module of an engine parent class.",
+                "parent_module", Str(pattern=DOTTED_NAME), doc="Module of an engine parent class."
             ),
             Field(
                 "kernel_block_sizes",
@@ -895,11 +898,7 @@ _ATTENTION_BACKENDS = Map(
             ),
             Field(
                 "supported_head_sizes",
-                List(
-                    items=Int(minimum=1, maximum=65536, range="a head of at most 65536 values"),
-                    max_items=64,
-                    unique=True,
-                ),
+                List(items=_HEAD_VALUES, max_items=64, unique=True),
                 doc="get_supported_head_sizes(): the head sizes vLLM lets this backend run "
                 "(AttentionBackend.supports_head_size, checked when the backend is selected); "
                 "[] accepts every size. Without it the parent's list is inherited.",
@@ -922,7 +921,7 @@ _ATTENTION_BACKENDS = Map(
                             doc="The metadata builder class get_builder_cls() returns.",
                             required=True,
                         ),
-                    ),
+                    )
                 ),
                 doc=(
                     "get_builder_cls(): the engine class that builds this backend's attention"
@@ -938,8 +937,9 @@ _ATTENTION_BACKENDS = Map(
                     "The platform vLLM runs this backend on (a ROCm backend is selected only "
                     "on ROCm); default cuda."
                 ),
+                default="cuda",
             ),
-        ),
+        )
     ),
     entry=(breaking("attention backend removed", Change.REMOVED, below=True),),
 )
@@ -958,30 +958,15 @@ _KV_CACHE = Obj(
                             Enum(values=("always", "when_unsplit", "never")),
                             doc="Space use does not grow with sequence length.",
                         ),
-                    ),
+                    )
                 ),
             ),
         ),
-        Field(
-            "compress_ratios",
-            List(
-                items=Int(
-                    minimum=0,
-                    maximum=65536,
-                    range="a compress ratio of at most 65536",
-                ),
-                min_items=1,
-                max_items=64,
-            ),
-        ),
+        Field("compress_ratios", _COMPRESS_RATIOS),
         Field("unsupported_compress_ratio_message", Str()),
         Field(
             "compress_ratio_floor",
-            Int(
-                minimum=1,
-                maximum=65536,
-                range="a compress ratio of at least 1 and at most 65536",
-            ),
+            Int(minimum=1, maximum=65536, range="a compress ratio of at least 1 and at most 65536"),
             doc=(
                 "The layer constructor checks max(compress_ratio_floor, the config's ratio), "
                 "as vLLM 0.33.0's V4 attention layer does with max(1, ...): a ratio below the"
@@ -1025,23 +1010,13 @@ _KV_CACHE = Obj(
                     ),
                     Field(
                         "compress_ratios",
-                        List(
-                            items=Int(
-                                minimum=0,
-                                maximum=65536,
-                                range="a compress ratio of at most 65536",
-                            ),
-                            min_items=1,
-                            max_items=64,
-                        ),
+                        _COMPRESS_RATIOS,
                         doc="The ratios the compressor accepts.",
                         required=True,
                     ),
                     Field(
                         "unsupported_compress_ratio_error",
-                        Enum(
-                            values=("AssertionError", "ValueError", "NotImplementedError"),
-                        ),
+                        Enum(values=("AssertionError", "ValueError", "NotImplementedError")),
                         doc=(
                             "What the compressor raises for another ratio (vLLM 0.33.0's "
                             "V4.1: NotImplementedError)."
@@ -1056,7 +1031,7 @@ _KV_CACHE = Obj(
                             "{display_name}. Without it the exception has no message."
                         ),
                     ),
-                ),
+                )
             ),
             doc=(
                 "The compressor a kv-source layer builds, and the ratios it accepts (checked "
@@ -1068,14 +1043,14 @@ _KV_CACHE = Obj(
                 "build none."
             ),
         ),
-    ),
+    )
 )
 
 _RUNNER = Obj(
     fields=(
         Field(
             "default_model_runner",
-            Map(keys=Str(pattern=IDENTIFIER), values=Enum(values=("v1", "v2"))),
+            Map(keys=Str(pattern=IDENTIFIER), values=_MODEL_RUNNER),
             review=(behaviour("default model runner changed", below=True),),
         ),
         Field(
@@ -1094,7 +1069,7 @@ _RUNNER = Obj(
                         ),
                         Field(
                             "model_runner",
-                            Enum(values=("v1", "v2")),
+                            _MODEL_RUNNER,
                             doc=(
                                 "The model runner the combination is forbidden on; absent: either."
                             ),
@@ -1109,7 +1084,7 @@ _RUNNER = Obj(
                                         "FULL",
                                         "FULL_DECODE_ONLY",
                                         "FULL_AND_PIECEWISE",
-                                    ),
+                                    )
                                 ),
                                 min_items=1,
                             ),
@@ -1134,7 +1109,7 @@ _RUNNER = Obj(
                                 "adaptive verification."
                             ),
                         ),
-                    ),
+                    )
                 ),
                 entry=(
                     behaviour("runner mode newly forbidden", Change.ADDED, below=True),
@@ -1151,7 +1126,7 @@ _RUNNER = Obj(
                     fields=(
                         Field(
                             "model_runner",
-                            Enum(values=("v1", "v2")),
+                            _MODEL_RUNNER,
                             doc="The runner that implements the feature.",
                             required=True,
                         ),
@@ -1187,7 +1162,7 @@ _RUNNER = Obj(
                 "here."
             ),
         ),
-    ),
+    )
 )
 
 _QUANTIZATION = Obj(
@@ -1198,18 +1173,10 @@ _QUANTIZATION = Obj(
                 fields=(
                     Field(
                         "block_size",
-                        Int(
-                            minimum=1,
-                            maximum=1024,
-                            range="a scale block of at most 1024 values",
-                        ),
+                        Int(minimum=1, maximum=1024, range="a scale block of at most 1024 values"),
                         required=True,
                     ),
-                    Field(
-                        "value_dtype",
-                        Enum(values=("float8_e4m3fn",)),
-                        required=True,
-                    ),
+                    Field("value_dtype", Enum(values=("float8_e4m3fn",)), required=True),
                     Field(
                         "value_max",
                         Num(
@@ -1223,40 +1190,12 @@ _QUANTIZATION = Obj(
                         "scale",
                         Obj(
                             fields=(
-                                Field(
-                                    "encoding",
-                                    Enum(values=("e8m0",)),
-                                    required=True,
-                                ),
+                                Field("encoding", Enum(values=("e8m0",)), required=True),
                                 Field("dtype", Enum(values=("uint8",)), required=True),
-                                Field(
-                                    "bias",
-                                    Int(
-                                        minimum=-255,
-                                        maximum=255,
-                                        range="an 8-bit scale code",
-                                    ),
-                                    required=True,
-                                ),
-                                Field(
-                                    "min",
-                                    Int(
-                                        minimum=-255,
-                                        maximum=255,
-                                        range="an 8-bit scale code",
-                                    ),
-                                    required=True,
-                                ),
-                                Field(
-                                    "max",
-                                    Int(
-                                        minimum=-255,
-                                        maximum=255,
-                                        range="an 8-bit scale code",
-                                    ),
-                                    required=True,
-                                ),
-                            ),
+                                Field("bias", _SCALE_CODE, required=True),
+                                Field("min", _SCALE_CODE, required=True),
+                                Field("max", _SCALE_CODE, required=True),
+                            )
                         ),
                         required=True,
                     ),
@@ -1306,21 +1245,17 @@ _QUANTIZATION = Obj(
                                 ),
                                 Field(
                                     "num_warps",
-                                    Int(
-                                        minimum=1,
-                                        maximum=1024,
-                                        range="a Triton program's warps",
-                                    ),
+                                    Int(minimum=1, maximum=1024, range="a Triton program's warps"),
                                     required=True,
                                 ),
-                            ),
+                            )
                         ),
                         required=True,
                     ),
-                ),
+                )
             ),
         ),
-    ),
+    )
 )
 
 _KERNELS = Obj(
@@ -1329,63 +1264,31 @@ _KERNELS = Obj(
             "rope_kv_insert",
             Obj(
                 fields=(
-                    Field(
-                        "head_dim",
-                        Int(
-                            minimum=1,
-                            maximum=65536,
-                            range="a head of at most 65536 values",
-                        ),
-                        required=True,
-                    ),
+                    Field("head_dim", _HEAD_VALUES, required=True),
                     Field(
                         "nope_dim",
-                        Int(
-                            minimum=0,
-                            maximum=65536,
-                            range="a head of at most 65536 values",
-                        ),
+                        Int(minimum=0, maximum=65536, range="a head of at most 65536 values"),
                         required=True,
                     ),
                     Field(
                         "rope_dim",
-                        Int(
-                            minimum=2,
-                            maximum=65536,
-                            range="a head of at most 65536 values",
-                        ),
+                        Int(minimum=2, maximum=65536, range="a head of at most 65536 values"),
                         required=True,
                     ),
-                    Field(
-                        "rope_style",
-                        Enum(values=("gptj_interleaved",)),
-                        required=True,
-                    ),
+                    Field("rope_style", Enum(values=("gptj_interleaved",)), required=True),
                     Field(
                         "cos_sin_cache",
                         Obj(
                             fields=(
-                                Field(
-                                    "dtype",
-                                    Enum(values=("float32",)),
-                                    required=True,
-                                ),
-                                Field(
-                                    "layout",
-                                    Enum(values=("cos_then_sin",)),
-                                    required=True,
-                                ),
-                            ),
+                                Field("dtype", Enum(values=("float32",)), required=True),
+                                Field("layout", Enum(values=("cos_then_sin",)), required=True),
+                            )
                         ),
                         required=True,
                     ),
                     Field(
                         "input_dtypes",
-                        List(
-                            items=Enum(values=("bfloat16", "float16")),
-                            min_items=1,
-                            unique=True,
-                        ),
+                        List(items=Enum(values=("bfloat16", "float16")), min_items=1, unique=True),
                         required=True,
                         review=(
                             breaking(
@@ -1418,9 +1321,7 @@ _KERNELS = Obj(
                         ),
                     ),
                     Field(
-                        "apply_q_norm",
-                        List(items=Bool(), min_items=1, unique=True),
-                        required=True,
+                        "apply_q_norm", List(items=Bool(), min_items=1, unique=True), required=True
                     ),
                     Field(
                         "num_token_cutoff",
@@ -1434,17 +1335,11 @@ _KERNELS = Obj(
                     Field(
                         "threads_per_block",
                         Int(
-                            minimum=32,
-                            maximum=1024,
-                            range="CUDA's limit of 1024 threads per block",
+                            minimum=32, maximum=1024, range="CUDA's limit of 1024 threads per block"
                         ),
                         required=True,
                     ),
-                    Field(
-                        "grid_rule",
-                        Enum(values=("kv_only_or_below_cutoff",)),
-                        required=True,
-                    ),
+                    Field("grid_rule", Enum(values=("kv_only_or_below_cutoff",)), required=True),
                     Field(
                         "fp8_max",
                         Num(
@@ -1462,77 +1357,25 @@ _KERNELS = Obj(
                                 fields=(
                                     Field(
                                         "kind",
-                                        Enum(
-                                            values=("fp8_ds_mla", "mxfp8", "bf16", "fp8"),
-                                        ),
+                                        Enum(values=("fp8_ds_mla", "mxfp8", "bf16", "fp8")),
                                         required=True,
                                     ),
                                     Field(
                                         "cache_dtype",
-                                        Enum(
-                                            values=("uint8", "bfloat16", "float8_e4m3fn"),
-                                        ),
+                                        Enum(values=("uint8", "bfloat16", "float8_e4m3fn")),
                                         required=True,
                                     ),
-                                    Field(
-                                        "bytes_per_token",
-                                        Int(
-                                            minimum=1,
-                                            maximum=1048576,
-                                            range="at most 1 MiB per token record",
-                                        ),
-                                        required=True,
-                                    ),
-                                    Field(
-                                        "record_width",
-                                        Int(
-                                            minimum=1,
-                                            maximum=1048576,
-                                            range="at most 1 MiB per token record",
-                                        ),
-                                        required=True,
-                                    ),
-                                    Field(
-                                        "fp8_values",
-                                        Int(
-                                            minimum=0,
-                                            maximum=65536,
-                                            range="at most 65536 values per record",
-                                        ),
-                                    ),
-                                    Field(
-                                        "bf16_values",
-                                        Int(
-                                            minimum=0,
-                                            maximum=65536,
-                                            range="at most 65536 values per record",
-                                        ),
-                                    ),
-                                    Field(
-                                        "scale_group",
-                                        Int(
-                                            minimum=0,
-                                            maximum=65536,
-                                            range="at most 65536 values per record",
-                                        ),
-                                    ),
-                                    Field(
-                                        "scale_bytes",
-                                        Int(
-                                            minimum=0,
-                                            maximum=65536,
-                                            range="at most 65536 values per record",
-                                        ),
-                                    ),
+                                    Field("bytes_per_token", _RECORD_BYTES, required=True),
+                                    Field("record_width", _RECORD_BYTES, required=True),
+                                    Field("fp8_values", _RECORD_VALUES),
+                                    Field("bf16_values", _RECORD_VALUES),
+                                    Field("scale_group", _RECORD_VALUES),
+                                    Field("scale_bytes", _RECORD_VALUES),
                                     Field("per_tensor_scale", Bool()),
                                     Field(
                                         "layout",
                                         Enum(
-                                            values=(
-                                                "token_data_then_scales",
-                                                "interleaved",
-                                                "none",
-                                            ),
+                                            values=("token_data_then_scales", "interleaved", "none")
                                         ),
                                         doc=(
                                             "Packed formats: token_data_then_scales (per "
@@ -1544,7 +1387,7 @@ _KERNELS = Obj(
                                     ),
                                     Field(
                                         "rope_contraction",
-                                        Enum(values=("fma", "none")),
+                                        _CONTRACTION,
                                         doc=(
                                             "fma: even = fma(x_even, cos, -RN(x_odd*sin)), "
                                             "odd = fma(x_even, sin, RN(x_odd*cos)), as vLLM "
@@ -1575,7 +1418,7 @@ _KERNELS = Obj(
                                                         "every block below it"
                                                     ),
                                                 ),
-                                            ),
+                                            )
                                         ),
                                         doc=(
                                             "Block-scaled formats: the block amax is raised "
@@ -1585,9 +1428,7 @@ _KERNELS = Obj(
                                     ),
                                     Field(
                                         "per_tensor_scaling",
-                                        Enum(
-                                            values=("reciprocal_multiply", "divide"),
-                                        ),
+                                        Enum(values=("reciprocal_multiply", "divide")),
                                         doc=(
                                             "Per-tensor fp8: x * RN(1 / scale) (vLLM 0.33.0) "
                                             "or the IEEE quotient RN(x / scale)."
@@ -1627,7 +1468,7 @@ _KERNELS = Obj(
                     ),
                     Field(
                         "q_rope_contraction",
-                        Enum(values=("fma", "none")),
+                        _CONTRACTION,
                         doc=("How the Q rows' RoPE rounds (see cache_formats.*.rope_contraction)."),
                         required=True,
                     ),
@@ -1637,14 +1478,11 @@ _KERNELS = Obj(
                             fields=(
                                 Field(
                                     "by_capability_family",
-                                    Map(
-                                        keys=Enum(values=CAPABILITY_FAMILIES),
-                                        values=Str(),
-                                    ),
+                                    Map(keys=Enum(values=CAPABILITY_FAMILIES), values=Str()),
                                     required=True,
                                 ),
                                 Field("default", Str()),
-                            ),
+                            )
                         ),
                         doc=(
                             "Which packed cache format (a key of cache_formats) each "
@@ -1664,10 +1502,10 @@ _KERNELS = Obj(
                         ),
                         required=True,
                     ),
-                ),
+                )
             ),
         ),
-    ),
+    )
 )
 
 _REVIEW = Obj(
@@ -1688,29 +1526,23 @@ _REVIEW = Obj(
                         ),
                         Field(
                             "reason",
-                            Str(min_length=10),
-                            doc="Why the break is acceptable.",
+                            # bounded: it is shown in the review comment's table
+                            Str(min_length=10, max_length=300),
+                            doc="Why the break is acceptable (at most 300 characters).",
                             required=True,
                         ),
-                    ),
-                ),
+                    )
+                )
             ),
         ),
-    ),
+    )
 )
 
 SPEC = Obj(
     fields=(
+        Field("spec_version", Const(value=1), doc="Version of the spec language.", required=True),
         Field(
-            "spec_version",
-            Const(value=1),
-            doc="Version of the spec language.",
-            required=True,
-        ),
-        Field(
-            "extends",
-            Str(),
-            doc="Parent spec file, relative to this file (no '..', not absolute).",
+            "extends", Str(), doc="Parent spec file, relative to this file (no '..', not absolute)."
         ),
         Field(
             "engine",
@@ -1733,41 +1565,19 @@ SPEC = Obj(
             doc="Architecture name (HF `architectures` entry) -> registry entry.",
             required=True,
         ),
-        Field(
-            "checkpoint",
-            _CHECKPOINT,
-        ),
+        Field("checkpoint", _CHECKPOINT),
         Field(
             "hf_config",
             _HF_CONFIG,
             doc="HF config fields this family reads, with a reference checkpoint's values.",
             review=(cosmetic("reference checkpoint config value", below=True),),
         ),
-        Field(
-            "speculative",
-            _SPECULATIVE,
-            required=True,
-        ),
-        Field(
-            "attention_backends",
-            _ATTENTION_BACKENDS,
-        ),
-        Field(
-            "kv_cache",
-            _KV_CACHE,
-        ),
-        Field(
-            "runner",
-            _RUNNER,
-        ),
-        Field(
-            "quantization",
-            _QUANTIZATION,
-        ),
-        Field(
-            "kernels",
-            _KERNELS,
-        ),
+        Field("speculative", _SPECULATIVE, required=True),
+        Field("attention_backends", _ATTENTION_BACKENDS),
+        Field("kv_cache", _KV_CACHE),
+        Field("runner", _RUNNER),
+        Field("quantization", _QUANTIZATION),
+        Field("kernels", _KERNELS),
         Field(
             "review",
             _REVIEW,

@@ -9,35 +9,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from . import language as lang
 from .declaration import SPEC
-from .language import (
-    DOTTED_NAME,
-    IDENTIFIER,
-    SNAKE_CASE,
-    UPPER_CASE,
-    Bool,
-    Const,
-    Enum,
-    Field,
-    Int,
-    List,
-    Map,
-    Num,
-    Obj,
-    OneOf,
-    Raw,
-    Ref,
-    Str,
-    Type,
-)
 
 LANGUAGE_REFERENCE_PATH = Path(__file__).resolve().parents[2] / "docs" / "reference" / "language.md"
 
 _NAMED_PATTERNS = {
-    IDENTIFIER: "a Python identifier",
-    SNAKE_CASE: "a snake_case name",
-    UPPER_CASE: "an UPPER_CASE name",
-    DOTTED_NAME: "a dotted Python name",
+    lang.IDENTIFIER: "a Python identifier",
+    lang.SNAKE_CASE: "a snake_case name",
+    lang.UPPER_CASE: "an UPPER_CASE name",
+    lang.DOTTED_NAME: "a dotted Python name",
 }
 
 
@@ -51,11 +32,11 @@ def _code(value: object) -> str:
     return f"`{json.dumps(value)}`"
 
 
-def type_summary(node: Type, path: str) -> str:
+def type_summary(node: lang.Type, path: str) -> str:
     """A field's type in words, as one table cell."""
-    if isinstance(node, Ref):
+    if isinstance(node, lang.Ref):
         return f"{node.name} (see [{node.name}](#{_anchor(node.name)}))"
-    if isinstance(node, Str):
+    if isinstance(node, lang.Str):
         words = "string"
         if node.pattern is not None:
             words += f", {_NAMED_PATTERNS.get(node.pattern, f'matching `{node.pattern}`')}"
@@ -68,11 +49,11 @@ def type_summary(node: Type, path: str) -> str:
         if node.max_length is not None:
             words += f", at most {node.max_length} characters"
         return words
-    if isinstance(node, Int | Num):
-        words = "integer" if isinstance(node, Int) else "number"
-        low = node.minimum if isinstance(node, Int) else node.exclusive_minimum
+    if isinstance(node, lang.Int | lang.Num):
+        words = "integer" if isinstance(node, lang.Int) else "number"
+        low = node.minimum if isinstance(node, lang.Int) else node.exclusive_minimum
         if low is not None and node.maximum is not None:
-            sign = "≤" if isinstance(node, Int) else "<"
+            sign = "≤" if isinstance(node, lang.Int) else "<"
             words += f" {low} {sign} n ≤ {node.maximum}"
         elif node.maximum is not None:
             words += f" ≤ {node.maximum}"
@@ -81,13 +62,13 @@ def type_summary(node: Type, path: str) -> str:
         if node.range:
             words += f" ({node.range})"
         return words
-    if isinstance(node, Bool):
+    if isinstance(node, lang.Bool):
         return "boolean"
-    if isinstance(node, Enum):
+    if isinstance(node, lang.Enum):
         return "one of " + ", ".join(_code(v) for v in node.values)
-    if isinstance(node, Const):
+    if isinstance(node, lang.Const):
         return f"exactly {_code(node.value)}"
-    if isinstance(node, List):
+    if isinstance(node, lang.List):
         words = "list"
         if node.items is not None:
             words += f" of {type_summary(node.items, path)}"
@@ -101,14 +82,14 @@ def type_summary(node: Type, path: str) -> str:
         if node.unique:
             words += ", no repeats"
         return words
-    if isinstance(node, Map):
+    if isinstance(node, lang.Map):
         key = type_summary(node.keys, path) if node.keys is not None else "string"
         return f"map: {key} → {type_summary(node.values, path + '.*')}"
-    if isinstance(node, Obj):
+    if isinstance(node, lang.Obj):
         return f"object (see [{path}](#{_anchor(path)}))"
-    if isinstance(node, OneOf):
+    if isinstance(node, lang.OneOf):
         return " or ".join(type_summary(option, path) for option in node.options)
-    if isinstance(node, Raw):
+    if isinstance(node, lang.Raw):
         return "any JSON value (see the schema)"
     raise TypeError(f"no summary for {type(node).__name__}")  # pragma: no cover
 
@@ -119,10 +100,10 @@ def _anchor(path: str) -> str:
     )
 
 
-def _review_cell(item: Field) -> str:
+def _review_cell(item: lang.Field) -> str:
     """The field's review entries; a map's per-entry ones prefixed 'an entry'."""
     entries = [("", review) for review in item.review]
-    if isinstance(item.type, Map):
+    if isinstance(item.type, lang.Map):
         entries += [("an entry ", review) for review in item.type.entry]
     return "; ".join(
         f"{prefix}{'/'.join(c.value for c in r.changes)}: {r.severity.value} ({r.what}"
@@ -133,26 +114,26 @@ def _review_cell(item: Field) -> str:
     )
 
 
-def _default_cell(item: Field) -> str:
+def _default_cell(item: lang.Field) -> str:
     from .language import MISSING
 
     return "" if item.default is MISSING else _code(item.default)
 
 
-def _objects(node: Type, path: str, out: list[tuple[str, Obj]], seen: set[str]) -> None:
+def _objects(node: lang.Type, path: str, out: list[tuple[str, lang.Obj]], seen: set[str]) -> None:
     """Every object below ``node`` in document order, by path (a shared definition once)."""
-    if isinstance(node, Ref):
+    if isinstance(node, lang.Ref):
         if node.name not in seen:
             seen.add(node.name)
             _objects(node.target, node.name, out, seen)
         return
-    if isinstance(node, Obj):
+    if isinstance(node, lang.Obj):
         out.append((path, node))
         for item in node.fields:
             _objects(item.type, f"{path}.{item.name}" if path else item.name, out, seen)
-    elif isinstance(node, Map):
+    elif isinstance(node, lang.Map):
         _objects(node.values, f"{path}.*", out, seen)
-    elif isinstance(node, List) and node.items is not None:
+    elif isinstance(node, lang.List) and node.items is not None:
         _objects(node.items, f"{path}[]", out, seen)
 
 
@@ -172,7 +153,7 @@ def language_reference() -> str:
         "this reference.",
         "",
     ]
-    objects: list[tuple[str, Obj]] = []
+    objects: list[tuple[str, lang.Obj]] = []
     _objects(SPEC, "", objects, set())
     for path, node in objects:
         title = path or "Top level"

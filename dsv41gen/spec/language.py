@@ -247,6 +247,8 @@ class Field:
         out = self.type.schema()
         if self.doc is not None:
             out["description"] = self.doc
+        if self.default is not MISSING:
+            out["default"] = self.default  # an annotation: editors show it, nothing checks it
         return out
 
 
