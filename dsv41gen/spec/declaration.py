@@ -483,6 +483,22 @@ _CHECKPOINT = Obj(
                             ),
                         ),
                         Field(
+                            "parameters",
+                            List(items=Str(pattern=DOTTED_NAME), unique=True),
+                            doc=(
+                                "The set's names that are one parameter each (an nn.Parameter,"
+                                " e.g. hc_head_fn), not a module of parameters: the checkpoint"
+                                " tensor is the name itself, and a name under it"
+                                " (hc_head_fn.weight) is one the engine's loader cannot place,"
+                                " so it is refused."
+                            ),
+                            review=(
+                                breaking(
+                                    "checkpoint names newly rejected", Change.ADDED, Change.CHANGED
+                                ),
+                            ),
+                        ),
+                        Field(
                             "block",
                             Obj(
                                 fields=(
