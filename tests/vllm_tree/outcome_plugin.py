@@ -3,7 +3,12 @@
 import json
 import os
 
-_counts: dict[str, int] = {}
+_counts: dict[str, dict[str, int]] = {}  # test file -> outcome -> count
+
+
+def _count(nodeid: str, key: str) -> None:
+    per_file = _counts.setdefault(nodeid.split("::")[0], {})
+    per_file[key] = per_file.get(key, 0) + 1
 
 
 def pytest_runtest_logreport(report):
@@ -12,12 +17,12 @@ def pytest_runtest_logreport(report):
             key = "error"
         else:
             key = report.outcome
-        _counts[key] = _counts.get(key, 0) + 1
+        _count(report.nodeid, key)
 
 
 def pytest_collectreport(report):
     if report.outcome == "failed":
-        _counts["error"] = _counts.get("error", 0) + 1
+        _count(report.nodeid, "error")
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -202,7 +202,8 @@ def test_test_registry_entries_come_back_with_their_hub_facts(round_trip):
 
 
 def test_check_reports_a_hand_edit_in_a_generated_region(tree, dsv41gen):
-    emit(tree)
+    # a first emit adopts the tree: the refactor is no hand edit to refuse
+    assert dsv41gen("emit", "--vllm-tree", str(tree), "--refactor-upstream")[0] == 0
     assert dsv41gen("check", "--vllm-tree", str(tree))[0] == 0
     path = tree / "vllm/v1/attention/backends/mla/indexer.py"
     text = path.read_text()
@@ -269,3 +270,39 @@ def test_a_tree_of_another_shape_is_a_clear_error(tree, dsv41gen):
 def test_check_plan_without_manifest_says_never_emitted(tree):
     drifts = check_plan(plan_tree(tree, families(SPECS)))
     assert [d.kind for d in drifts] == ["not emitted"]
+
+
+def test_a_dividing_mxfp8_kernel_gets_seed_000_hunk_3(tree):
+    """Hunk 3 is not V4.1's (the root spec's quantization.mxfp8.scaling decides it, and the
+    spec language has only the reciprocal form): the tree before the PR divided by
+    exp2(sb - 127); emitting into it writes the PR's lines."""
+    rel = "vllm/model_executor/layers/quantization/utils/mxfp8_utils.py"
+    path = tree / rel
+    text = path.read_text()
+    start = text.index("        # Scale by the reciprocal")
+    last = "        xq = (x * rescale[:, None]).to(xq_ptr.dtype.element_ty)\n"
+    end = text.index(last) + len(last)
+    divide = (
+        "        descale = tl.exp2(sb - 127.0)\n"
+        "        xq = (x / descale[:, None]).to(xq_ptr.dtype.element_ty)\n"
+    )
+    path.unlink()
+    path.write_text(text[:start] + divide + text[end:])
+    before = {rel: path.read_text()}
+    emit(tree, refactor=False)
+    removed, added = diff_lines(before, {rel: path.read_text()}, rel)
+    assert [x.strip() for x in removed] == [
+        "descale = tl.exp2(sb - 127.0)",
+        "xq = (x / descale[:, None]).to(xq_ptr.dtype.element_ty)",
+    ]
+    assert [x.strip() for x in added][-2:] == [
+        "rescale = tl.exp2(127.0 - sb)",
+        "xq = (x * rescale[:, None]).to(xq_ptr.dtype.element_ty)",
+    ]
+    words = " ".join(added[:-2]).replace("#", " ").split()
+    assert (
+        words
+        == " ".join(text[start : text.index("        rescale =")].split("\n"))
+        .replace("#", " ")
+        .split()
+    )

@@ -39,7 +39,7 @@ def test_fetch_refuses_a_file_with_the_wrong_hash(fetch, tmp_path):
     cache = tmp_path / "cache"
     with pytest.raises(module.FetchError, match="got 8 bytes with sha256 .*expected 47101396"):
         module.fetch(cache)
-    assert list(cache.iterdir()) == []  # the partial download is gone, nothing cached
+    assert [p.name for p in cache.iterdir()] == [".lock"]  # no partial download, nothing cached
 
 
 def test_fetch_keeps_a_verified_file(fetch, tmp_path, monkeypatch):
@@ -57,5 +57,7 @@ def test_the_index_listing_another_hash_is_refused(monkeypatch):
     module = _fetch_module()
     listing = {"files": [{"filename": module.FILENAME, "hashes": {"sha256": "0" * 64}, "url": "x"}]}
     monkeypatch.setattr(module, "_get_json", lambda url, accept: listing)
-    with pytest.raises(module.FetchError, match="the index lists vllm-0.33.0.tar.gz with sha256 0+"):
+    with pytest.raises(
+        module.FetchError, match="the index lists vllm-0.33.0.tar.gz with sha256 0+"
+    ):
         module.resolve_link()

@@ -23,13 +23,15 @@ from pathlib import Path
 # to the tree's root). Chosen by reading which tests import the touched modules; every one runs
 # in seconds on the CPU. Tests that need a GPU or the network are listed in docs/vllm-tree.md.
 SITE_TESTS: dict[str, tuple[str, ...]] = {
-    "registry": ("tests/models/test_registry.py",),
-    "speculative": ("tests/test_config.py",),
-    "indexer block sizes": (
-        "tests/v1/attention/test_kpool_indexer_block_sizes.py",
-        "tests/v1/attention/test_glm5next_indexer_block_sizes.py",
-        "tests/v1/attention/test_backend_per_kind.py",
+    "registry": (
+        "tests/models/test_registry.py::test_hf_registry_coverage",
+        "tests/models/test_registry.py::test_lazy_modelinfo_package_hash_includes_submodules",
     ),
+    "speculative": (
+        "tests/test_config.py::test_dsa_models_select_matching_mtp",
+        "tests/test_config.py::test_v2_model_runner_supports_speculative_method",
+    ),
+    "indexer backends": ("tests/v1/attention/test_backend_per_kind.py",),
     "kv planning": (
         "tests/v1/core/test_kv_cache_utils.py",
         "tests/v1/core/test_contiguous_kv_packing.py",
@@ -40,6 +42,17 @@ SITE_TESTS: dict[str, tuple[str, ...]] = {
 # Imported at module level by vLLM's tests/utils.py or conftest helpers, never called by the
 # tests above; absent from the conformance venv (outcome_plugin.py stubs them).
 STUB_MODULES = ("anthropic", "httpx", "tblib", "pytest_asyncio", "uvicorn", "watchfiles", "orjson")
+# Tests of the files above that build a ModelConfig of a Hugging Face Hub model
+# ("Qwen/Qwen3-0.6B", ...): they fail on the pristine tree too, offline. Deselected, by name.
+NEEDS_HUB = (
+    "test_hisparse_derived_specs_do_not_affect_kv_cache_layout",
+    "test_dcp_target_allocates_replicated_draft_independently",
+    "test_dcp_replicated_kpool_tail_keeps_block_interior_layout",
+    "test_full_attention_merge_preserves_replicated_cache_geometry",
+    "test_uniform_type_spec_block_table_width_matches_layer_spec",
+    "test_get_max_concurrency_for_kv_cache_config",
+    "test_hma_not_disabled_when_kv_events_enabled",
+)
 _PYTEST_PACKAGES = ("pytest", "_pytest", "pluggy", "iniconfig", "py.py", "pygments")
 
 
@@ -89,20 +102,12 @@ def build_overlay(tree: Path, venv: Path, overlay: Path) -> Path:
 
 @dataclass(frozen=True)
 class Outcome:
-    passed: int
-    failed: int
-    skipped: int
-    errors: int
+    per_file: dict[str, dict[str, int]]  # test file -> {"passed": n, "failed": n, ...}
     output: str
 
-    @property
-    def summary(self) -> dict[str, int]:
-        return {
-            "passed": self.passed,
-            "failed": self.failed,
-            "skipped": self.skipped,
-            "errors": self.errors,
-        }
+    def counts(self, path: str) -> dict[str, int]:
+        found = self.per_file.get(path, {})
+        return {k: found.get(k, 0) for k in ("passed", "failed", "skipped", "error")}
 
 
 def run_vllm_tests(
@@ -137,6 +142,9 @@ def run_vllm_tests(
         "--noconftest",
         "--continue-on-collection-errors",
         "-rfEs",
+        "--tb=line",
+        "-k",
+        "not (" + " or ".join(NEEDS_HUB) + ")",
         "--rootdir",
         str(tree),
         *tests,
@@ -146,18 +154,15 @@ def run_vllm_tests(
     done = subprocess.run(
         command, cwd=tree, env=env, capture_output=True, text=True, timeout=timeout
     )
-    counts = json.loads(report.read_text()) if report.is_file() else {}
-    return Outcome(
-        counts.get("passed", 0),
-        counts.get("failed", 0),
-        counts.get("skipped", 0),
-        counts.get("error", 0) + (0 if report.is_file() else 1),
-        done.stdout[-6000:] + done.stderr[-3000:],
-    )
+    if not report.is_file():
+        raise RuntimeError(
+            f"vLLM's pytest wrote no report:\n{done.stdout[-4000:]}{done.stderr[-4000:]}"
+        )
+    return Outcome(json.loads(report.read_text()), done.stdout[-8000:] + done.stderr[-3000:])
 
 
 if __name__ == "__main__":
     tree, venv, overlay = (Path(p) for p in sys.argv[1:4])
     outcome = run_vllm_tests(tree, venv, overlay, tuple(sys.argv[4:]))
     print(outcome.output)
-    print(json.dumps(outcome.summary))
+    print(json.dumps(outcome.per_file, indent=1))
