@@ -247,39 +247,57 @@ def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
 
 
 def _build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
-    if not force and _up_to_date(specs, out_dir):
+    from .fastpath import in_ci, record_build
+
+    # The fast path trusts this machine's own record of its last build, never the tree; and it
+    # serves only an interactive build: in CI, or when the output goes to GitHub, a build is a
+    # gate's step (`build` then `git diff --exit-code`) and regenerates in full.
+    interactive = not in_ci() and not _github_annotations()
+    if not force and interactive and _up_to_date(specs, out_dir):
         return
     from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
     from .write import compare, write_package
 
     for result in build_texts(specs, out_dir, _warn):
         pending = compare(out_dir, result.package, result.files)
-        blocked = pending.hand_edited + pending.foreign
+        blocked = pending.blocking
         if blocked and not force:
             for rel in blocked:
-                kind = (
-                    "was edited by hand"
-                    if rel in pending.hand_edited
-                    else "is not a generated file"
-                )
-                action = "remove" if rel not in result.files else "overwrite"
-                echo(f"error: {out_dir / rel} {kind}; refusing to {action} it.", err=True)
+                echo(f"error: {out_dir / rel} {_refusal(pending, rel, result.files)}", err=True)
             _fail(
-                "Move the edit into the spec, or rerun with --force to discard it. Nothing was written.",
+                (
+                    "Delete what the build does not write (a generated package holds only the "
+                    "build's files), or rerun with --force to remove it. Nothing was written."
+                )
+                if pending.unexpected
+                else "Move the edit into the spec, or rerun with --force to discard it. "
+                "Nothing was written.",
                 EXIT_OUT_OF_DATE,
             )
         done = write_package(out_dir, result.package, result.files)
+        record_build(out_dir, result.package, list(result.members), result.files)
         if done.clean:
             echo(f"{out_dir / result.package}: up to date ({len(result.files)} files)")
         else:
+            updated = len(done.changed) + len(done.hand_edited) + len(done.foreign)
+            gone = len(done.removed) + len(done.unexpected)
             parts = [
                 f"{len(done.added)} added" if done.added else "",
-                f"{len(done.changed) + len(done.hand_edited) + len(done.foreign)} updated"
-                if done.changed or done.hand_edited or done.foreign
-                else "",
-                f"{len(done.removed)} removed" if done.removed else "",
+                f"{updated} updated" if updated else "",
+                f"{gone} removed" if gone else "",
             ]
-            echo(f"{out_dir / result.package}: {', '.join(p for p in parts if p)}")
+            echo(f"{out_dir / result.package}: {', '.join(p for p in parts if p) or 'rewritten'}")
+
+
+def _refusal(pending, rel: str, files: dict[str, str]) -> str:
+    """Why build does not touch ``rel`` without --force."""
+    if rel in pending.unexpected:
+        return (
+            f"is {pending.unexpected[rel]} the build does not write; refusing to build beside it."
+        )
+    kind = "was edited by hand" if rel in pending.hand_edited else "is not a generated file"
+    action = "remove" if rel not in files else "overwrite"
+    return f"{kind}; refusing to {action} it."
 
 
 _vllm_tree_option = click.option(
@@ -287,7 +305,7 @@ _vllm_tree_option = click.option(
     "vllm_tree",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="A vLLM source tree: check its generated sites instead of --out (docs/vllm-tree.md).",
+    help="A vLLM source tree: check its generated sites instead of --out (docs/vllm-source-tree.md).",
 )
 
 
@@ -304,7 +322,7 @@ _vllm_tree_option = click.option(
     "--refactor-upstream",
     is_flag=True,
     help="First apply the one-time refactor that makes is_state_bucket a table "
-    "(docs/vllm-tree.md).",
+    "(docs/vllm-source-tree.md).",
 )
 @click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
 @click.option("--force", is_flag=True, help="Overwrite generated regions edited by hand.")
@@ -337,47 +355,111 @@ def check(specs: tuple[Path, ...], out_dir: Path, vllm_tree: Path | None) -> Non
         _check(specs, out_dir)
 
 
-def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
-    if _up_to_date(specs, out_dir):
-        return
-    from .write import compare
+_CHECK_LABELS = (
+    ("added", "missing"),
+    (
+        "changed",
+        "differs from what the specs generate (run `dsv41gen build`; the diff below shows "
+        "what it writes)",
+    ),
+    (
+        "hand_edited",
+        "edited by hand (differs from what the specs generate and from its own header hash; "
+        "move the edit into the spec)",
+    ),
+    (
+        "foreign",
+        "not generated (a hand-written file where a generated one belongs)",
+    ),
+    (
+        "removed",
+        "no longer produced by the specs (run `dsv41gen build` to remove it)",
+    ),
+)
 
-    problems = 0
-    from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
+
+def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
+    """The gate: a full regeneration in memory, compared with the tree byte for byte, and every
+    entry of the tree accounted for. No fast path, and nothing in the tree is believed (not the
+    MANIFEST, not a header): the tree is what a pull request controls."""
+    from .pipeline import build_texts
+    from .write import compare, output_dir_extras
 
     github = _github_annotations()
-    for result in build_texts(specs, out_dir, _warn):
+    problems: list[str] = []
+
+    def report(rel: str, label: str) -> None:
+        if github:
+            echo(github_error(label, (Path(_diff_root(out_dir)) / rel).as_posix()))
+        echo(f"{out_dir / rel}: {label}", err=True)
+        problems.append(rel)
+
+    results = build_texts(specs, out_dir, _warn)
+    differing: list[str] = []
+    for result in results:
         comparison = compare(out_dir, result.package, result.files, _diff_root(out_dir))
-        for label, paths in (
-            ("missing", comparison.added),
-            (
-                "stale (the specs or the generator changed; run `dsv41gen build`)",
-                comparison.changed,
-            ),
-            (
-                "hand-edited (the file no longer matches its own header hash)",
-                comparison.hand_edited,
-            ),
-            (
-                "not generated (a hand-written file where a generated one belongs)",
-                comparison.foreign,
-            ),
-            (
-                "no longer produced by the specs (run `dsv41gen build` to remove it)",
-                comparison.removed,
-            ),
-        ):
-            for rel in paths:
-                if github:
-                    echo(github_error(label, (Path(_diff_root(out_dir)) / rel).as_posix()))
-                echo(f"{out_dir / rel}: {label}", err=True)
-                problems += 1
+        for attribute, label in _CHECK_LABELS:
+            for rel in getattr(comparison, attribute):
+                report(rel, label)
+        for rel, what in comparison.unexpected.items():
+            report(
+                rel,
+                f"{what} the build does not write; a generated package holds only what the "
+                "build writes (delete it; `dsv41gen build --force` removes it)",
+            )
+        for rel, why in comparison.bytecode.items():
+            report(rel, f"{why} (delete the __pycache__ directory)")
         for diff in _manifest_last(comparison.diffs):
             echo_diff(diff)
+        differing += comparison.changed + comparison.hand_edited
         if comparison.clean:
             echo(f"{out_dir / result.package}: up to date ({len(result.files)} files)")
+    extras = output_dir_extras(out_dir, {r.package for r in results})
+    if _covers_every_spec(specs, results):
+        for name, what in extras.items():
+            report(
+                name,
+                f"{what} that no spec generates; an output directory holds the packages and "
+                "their formatter settings only (delete it)",
+            )
+    elif extras:
+        echo(
+            f"note: {out_dir} also holds {', '.join(sorted(extras))}, which the specs named do "
+            "not generate: not checked (name every spec, or none, to check the whole directory)",
+            err=True,
+        )
     if problems:
+        _formatter_note(differing, out_dir)
         sys.exit(EXIT_OUT_OF_DATE)
+
+
+def _covers_every_spec(specs: tuple[Path, ...], results) -> bool:
+    """Whether the families built include every spec beside the ones named: then the output
+    directory holds nothing but their packages."""
+    from .inputs import discover_specs
+
+    built = {Path(p).resolve() for r in results for p in r.members}
+    return all(p.resolve() in built for p in discover_specs(list(specs)))
+
+
+def _formatter_note(differing: list[str], out_dir: Path) -> None:
+    """Which formatters formatted the comparison: a file that differs only in layout was most
+    likely formatted by another ruff minor or clang-format major release."""
+    from .format import DEFAULT_CLANG_FORMAT, FormatSettings, _version, is_cpp
+
+    if not any(rel.endswith(".py") or is_cpp(rel) for rel in differing):
+        return
+    settings = FormatSettings.discover(out_dir)
+    ruff_config = settings.ruff_config or "ruff defaults"
+    clang = settings.clang_format_config
+    clang_config = "the shipped default style" if clang == DEFAULT_CLANG_FORMAT else clang
+    echo(
+        f"note: compared with the specs' output formatted here by ruff {_version('ruff')} "
+        f"({ruff_config}) and clang-format {_version('clang-format')} ({clang_config}); a "
+        "tree formatted by another ruff minor or clang-format major release differs in "
+        "layout: pin both",
+        err=True,
+    )
 
 
 @main.command()
@@ -420,7 +502,7 @@ def diff(
     if ref is not None:
         from .review import run_review
 
-        sys.exit(run_review(specs, ref, fmt, echo, exit_code))
+        sys.exit(run_review(specs, ref, fmt, echo, exit_code, out_dir))
     with _locked(out_dir, write=False):
         changed = _diff(specs, out_dir)
     if exit_code and changed:

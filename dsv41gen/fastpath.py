@@ -1,37 +1,118 @@
 """The no-op rebuild: when nothing a build reads has changed, say so without rebuilding.
 
-Output is a pure function of the inputs (specs, templates, schema, generator version), and each
-family package records in its MANIFEST the inputs hash it was built from and the hash of every
-file it wrote. If the specs still hash to that value and every file is byte-for-byte what the
-manifest lists, the package is up to date: no validation, planning, rendering or formatting is
-needed, and none of their imports (jsonschema, jinja2, ruff) is paid for. Anything unexpected
-(a spec that does not parse, a missing or extra file) falls back to the full build, which
-reports it properly.
+Output is a pure function of the inputs (specs, templates, schema, generator, formatter
+settings). After every build that leaves a package as the specs produce it, this machine
+records, outside the tree, what it built: the inputs hash, the generator and formatter
+fingerprints and the sha256 of every file (``<cache>/builds/<out dir hash>.json``). When the
+inputs still hash to that record and the package holds exactly the recorded files with the
+recorded bytes, an interactive `build` is done: no validation, planning, rendering or
+formatting, and none of their imports (jsonschema, jinja2, ruff).
+
+Nothing in the tree is trusted for this: not the MANIFEST (a pull request can rewrite it, with
+every hash in it), not the headers. A tree nobody built here is built in full. And the fast
+path only ever serves `build` on a developer's machine: `check`, and `build` in CI or with
+``--output-format github``, always regenerate in full and compare every byte.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
+import json
+import os
 from pathlib import Path
 
 MANIFEST = "MANIFEST"
+CACHE_DIR = "DSV41GEN_CACHE_DIR"  # where the build records go (default: the XDG cache)
+_RECORD_VERSION = 1
+_MAX_RECORDS = 256  # records beyond this are pruned, oldest first, when one is written
+_MAX_RECORD_BYTES = 1 << 20
 
 
 def file_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def manifest_body(files: dict[str, str], package: str, formatters: str) -> str:
-    """'generator <hash>', 'formatters <hash>' (versions and configuration, see
-    format.FormatSettings), then one line per generated file: '<hash>  <path in the package>'."""
-    from .inputs import generator_hash
-
+def manifest_body(files: dict[str, str], package: str) -> str:
+    """One line per generated file: '<hash>  <path in the package>'. Only the content: no
+    formatter release or generator hash, which differ between machines whose output is
+    byte-identical (a check there must pass); the build record keeps those."""
     prefix = package + "/"
-    return f"generator {generator_hash()}\nformatters {formatters}\n" + "".join(
+    return "".join(
         f"{file_digest(text.encode())}  {rel[len(prefix) :]}\n"
         for rel, text in sorted(files.items())
     )
+
+
+def in_ci() -> bool:
+    """The CI convention (GitHub Actions, GitLab, Buildkite... set CI=true)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def cache_root() -> Path:
+    explicit = os.environ.get(CACHE_DIR)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "dsv41gen"
+
+
+def _record_path(out_dir: Path) -> Path:
+    key = hashlib.sha256(os.fsencode(out_dir.resolve())).hexdigest()[:32]
+    return cache_root() / "builds" / f"{key}.json"
+
+
+def _read_record(out_dir: Path) -> dict:
+    from .load import SpecReadError, read_regular_bytes
+
+    try:
+        raw = read_regular_bytes(_record_path(out_dir), _MAX_RECORD_BYTES, follow=False)
+        record = json.loads(raw) if raw is not None else None
+    except (OSError, SpecReadError, ValueError):
+        return {}
+    if not isinstance(record, dict) or record.get("version") != _RECORD_VERSION:
+        return {}
+    if record.get("out_dir") != str(out_dir.resolve()):
+        return {}
+    packages = record.get("packages")
+    return packages if isinstance(packages, dict) else {}
+
+
+def record_build(out_dir: Path, package: str, members: list[Path], files: dict[str, str]) -> None:
+    """Remember that out_dir/package is exactly ``files``, built from ``members`` here. Called
+    only after a full build that wrote (or found) exactly that tree. A cache that cannot be
+    written costs only the fast path."""
+    from .format import FormatSettings
+    from .inputs import generator_hash, inputs_hash
+
+    prefix = package + "/"
+    entry = {
+        "inputs": inputs_hash(members, out_dir),
+        "generator": generator_hash(),
+        "formatters": FormatSettings.discover(out_dir).fingerprint(),
+        "files": {
+            rel[len(prefix) :]: hashlib.sha256(text.encode("utf-8")).hexdigest()
+            for rel, text in sorted(files.items())
+        },
+    }
+    packages = _read_record(out_dir)
+    packages[package] = entry
+    record = {"version": _RECORD_VERSION, "out_dir": str(out_dir.resolve()), "packages": packages}
+    path = _record_path(out_dir)
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary.write_text(json.dumps(record, sort_keys=True), encoding="utf-8")
+        os.replace(temporary, path)
+        _prune(path.parent)
+
+
+def _prune(directory: Path) -> None:
+    records = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime)
+    for stale in records[: max(0, len(records) - _MAX_RECORDS)]:
+        with contextlib.suppress(OSError):
+            stale.unlink()
 
 
 @functools.cache
@@ -101,55 +182,58 @@ def _package_name(root: Path) -> str | None:
 
 
 def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] | None:
-    """[(package, file count)] when every family is up to date, else None (build fully)."""
+    """[(package, file count)] when every family is what this machine's last build of it
+    recorded, else None (build fully)."""
     from .format import FormatSettings
     from .inputs import generator_hash, inputs_hash
-    from .write import body_of, leftovers, read_header, read_output_bytes
+    from .write import (
+        bytecode_problem,
+        in_bytecode_cache,
+        leftovers,
+        read_output_bytes,
+        tree_entries,
+    )
 
     if not all(p.is_file() for p in spec_paths):
         return None
     families = _families(spec_paths)
     if families is None:
         return None
+    recorded = _read_record(out_dir)
+    if not recorded:
+        return None
     formatters = FormatSettings.discover(out_dir).fingerprint()
     done = []
     for root, members in sorted(families.items()):
         package = _package_name(root)
-        if package is None:
+        entry = recorded.get(package) if package is not None else None
+        if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
             return None
         directory = out_dir / package
-        if directory.is_symlink() or leftovers(out_dir):
+        if directory.is_symlink() or not directory.is_dir() or leftovers(out_dir):
             return None  # not ours to vouch for: the full path refuses or recovers it
-        try:
-            raw = read_output_bytes(directory / MANIFEST)  # bounded, and never a FIFO
-            manifest = raw.decode("utf-8") if raw is not None else None
-        except (OSError, UnicodeDecodeError):
+        if (
+            entry.get("inputs") != inputs_hash(members, out_dir)
+            or entry.get("generator") != generator_hash()
+            or entry.get("formatters") != formatters
+        ):
             return None
-        if manifest is None:
-            return None
-        header = read_header(manifest)
-        if header is None or header.inputs != inputs_hash(members, out_dir):
-            return None
-        lines = body_of(manifest).splitlines()
-        if lines[:2] != [f"generator {generator_hash()}", f"formatters {formatters}"]:
-            return None  # another generator or other formatter settings: compare in full
-        listed = {}
-        for line in lines[2:]:
-            digest, _, name = line.partition("  ")
-            listed[name] = digest
-        present = {
-            p.relative_to(directory).as_posix()
-            for p in directory.rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts and ".pytest_cache" not in p.parts
-        }
-        if present != set(listed) | {MANIFEST}:
-            return None
+        listed: dict[str, str] = entry["files"]
+        for inside, kind in tree_entries(directory).items():
+            if kind == "dir":
+                continue
+            if kind == "file" and in_bytecode_cache(inside):
+                if bytecode_problem(inside, directory / inside, set(listed)) is None:
+                    continue
+                return None
+            if kind != "file" or inside not in listed:
+                return None  # a file the build does not write: the full build reports it
         for name, digest in listed.items():
             try:
                 data = read_output_bytes(directory / name)
             except OSError:
                 return None
-            if data is None or file_digest(data) != digest:
+            if data is None or hashlib.sha256(data).hexdigest() != digest:
                 return None
-        done.append((package, len(listed) + 1))
+        done.append((package, len(listed)))
     return done

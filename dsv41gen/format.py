@@ -17,16 +17,20 @@ directory:
   `DisableFormat: true` in generated/ is how a consumer keeps clang-format out of it.
 
 Determinism: `check` runs the same discovery from the same output directory, so it compares
-against the same formatting. The formatter versions and the effective configuration are
-recorded in the MANIFEST (`FormatSettings.fingerprint`), so the no-op fast path never vouches
-for a tree formatted under other settings, and a `check` that fails because a machine has
-another formatter release says so in the MANIFEST's diff. For byte-identical output on every
-machine, pin ruff and clang-format (to one minor / one major release) in the lock file.
+against the same formatting. The formatter versions and the effective configuration
+(`FormatSettings.fingerprint`) are kept in this machine's build record, not in the tree, so the
+no-op fast path never vouches for a tree formatted under other settings, while a machine with
+another formatter release whose output is byte-identical passes `check` (staleness is decided
+by content; a `check` that fails names the formatter releases it compared with). For
+byte-identical output on every machine, pin ruff and clang-format (to one minor / one major
+release) in the lock file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import functools
 import hashlib
 import json
 import os
@@ -34,6 +38,7 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,7 +110,10 @@ def find_clang_format_config(start: Path) -> Path | None:
     return None
 
 
+@functools.cache
 def _version(distribution: str) -> str:
+    """An installed distribution's version (once per process: importlib.metadata scans
+    sys.path for it, and a build asks for each several times)."""
     from importlib import metadata
 
     try:
@@ -150,6 +158,20 @@ class FormatSettings:
         clang_release = _version("clang-format").split(".")[0]
         digest = hashlib.sha256(config.encode()).hexdigest()[:16]
         return f"ruff {ruff_release} clang-format {clang_release} config {digest}"
+
+    def cache_fingerprint(self) -> str:
+        """What the formatted text depends on, for the format cache: the exact releases (the
+        fingerprint's minor / major are what the MANIFEST records), the formatters' binaries
+        and the configuration files' paths and texts."""
+        return json.dumps(
+            [
+                self.fingerprint(),
+                _version("ruff"),
+                _version("clang-format"),
+                str(self.ruff_config),
+                str(self.clang_format_config),
+            ]
+        )
 
 
 def _ruff() -> str:
@@ -272,8 +294,7 @@ def format_cpp(sources: dict[str, str], settings: FormatSettings) -> dict[str, s
         return {key: path.read_text(encoding="utf-8") for key, path in names.items()}
 
 
-def clang_format_column_limit(settings: FormatSettings) -> int:
-    """The ColumnLimit clang-format applies (0: none), so headers can be chosen to fit it."""
+def _clang_format_column_limit(settings: FormatSettings) -> int:
     returncode, stdout, stderr = run_tool(
         [
             _clang_format(),
@@ -291,6 +312,131 @@ def clang_format_column_limit(settings: FormatSettings) -> int:
     return int(match[1])
 
 
+def clang_format_column_limit(settings: FormatSettings) -> int:
+    """The ColumnLimit clang-format applies (0: none), so headers can be chosen to fit it.
+    Cached like formatted text: by the configuration and clang-format's exact release."""
+    cache = FormatCache.for_settings(settings)
+    key = cache.key("clang-format --dump-config ColumnLimit", "")
+    cached = cache.get(key)
+    if cached is not None and cached.isdigit():
+        return int(cached)
+    limit = _clang_format_column_limit(settings)
+    cache.put(key, str(limit))
+    return limit
+
+
+class FormatCache:
+    """Formatted text by (language, exact formatter release, effective configuration, file
+    suffix, unformatted text), one file per entry under ``$DSV41GEN_CACHE_DIR/format`` (default
+    ``$XDG_CACHE_HOME/dsv41gen``, else ``~/.cache/dsv41gen``; ``DSV41GEN_CACHE_DIR=off`` turns it
+    off). A formatter is a pure function of those inputs here: each file is formatted as a
+    copy named ``f<N><suffix>`` in a scratch directory, so its real path, and the other files
+    of the batch, never reach the formatter. So an entry is the formatter's output for every
+    build that asks, and a build that changes one file formats only that file. Entries are
+    written atomically (a temporary file renamed into place), so concurrent builds share the
+    cache safely; an unreadable or unwritable cache is a cache miss, never an error."""
+
+    def __init__(self, root: Path | None, fingerprint: str):
+        self.root = root
+        self.fingerprint = fingerprint
+
+    @classmethod
+    def for_settings(cls, settings: FormatSettings) -> FormatCache:
+        return cls(cache_root("format"), settings.cache_fingerprint())
+
+    def key(self, language: str, name_and_text: str) -> str:
+        material = "\0".join((language, self.fingerprint, name_and_text))
+        return hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def get(self, key: str) -> str | None:
+        if self.root is None:
+            return None
+        try:
+            return (self.root / key[:2] / key).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def put(self, key: str, text: str) -> None:
+        if self.root is None:
+            return
+        directory = self.root / key[:2]
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            temporary = directory / f".{key}.{os.getpid()}.tmp"
+            temporary.write_text(text, encoding="utf-8", newline="")
+            os.replace(temporary, directory / key)
+        except OSError:
+            pass
+
+
+def cache_root(kind: str) -> Path | None:
+    """Where dsv41gen caches ``kind`` (None: caching is off)."""
+    configured = os.environ.get("DSV41GEN_CACHE_DIR", "")
+    if configured.lower() in ("off", "0", "none"):
+        return None
+    if configured:
+        base = Path(configured)
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME", "")
+        base = (Path(xdg) if xdg else Path.home() / ".cache") / "dsv41gen"
+    return base / kind
+
+
+def _cached(
+    formatter, language: str, sources: dict[str, str], settings: FormatSettings
+) -> dict[str, str]:
+    """formatter's output for sources, running it (once, on the misses only) where the cache
+    has no entry."""
+    if not sources:
+        return {}
+    cache = FormatCache.for_settings(settings)
+    keys = {
+        path: cache.key(language, Path(path).suffix + "\0" + text) for path, text in sources.items()
+    }
+    out: dict[str, str] = {}
+    misses: dict[str, str] = {}
+    for path, key in keys.items():
+        hit = cache.get(key)
+        if hit is None:
+            misses[path] = sources[path]
+        else:
+            out[path] = hit
+    if misses:
+        formatted = formatter(misses, settings)
+        for path, text in formatted.items():
+            cache.put(keys[path], text)
+        out.update(formatted)
+    return out
+
+
+def subprocess_formatter(sources: dict[str, str], settings: FormatSettings) -> dict[str, str]:
+    """The real formatters, behind the cache: ruff for Python, clang-format for C++ / CUDA
+    (each run once per build on the files the cache lacks, or not at all)."""
+    python = {k: v for k, v in sources.items() if k.endswith(".py")}
+    cpp = {k: v for k, v in sources.items() if is_cpp(k)}
+    return {
+        **_cached(format_python, "python", python, settings),
+        **_cached(format_cpp, "cpp", cpp, settings),
+    }
+
+
+# The formatter a build uses: (sources, settings) -> the formatted entries. Injectable (see
+# use_formatter), so tests that are not about formatting can run the pipeline without the
+# formatters; the default is the real one.
+_formatter = subprocess_formatter
+
+
+@contextlib.contextmanager
+def use_formatter(formatter) -> Iterator[None]:
+    """Build with formatter instead of the real formatters inside the block (tests)."""
+    global _formatter
+    previous, _formatter = _formatter, formatter
+    try:
+        yield
+    finally:
+        _formatter = previous
+
+
 def format_sources(sources: dict[str, str], settings: FormatSettings) -> dict[str, str]:
     """sources with Python and C++ entries formatted; other entries unchanged."""
-    return {**sources, **format_python(sources, settings), **format_cpp(sources, settings)}
+    return {**sources, **_formatter(sources, settings)}

@@ -15,14 +15,14 @@ def discover_specs(paths: list[Path]) -> list[Path]:
     """What a build reads besides ancestors: the named specs plus the other ``*.yaml`` files in
     their directories (resolved, named specs first). The full build and the no-op fast path
     both start from this list, so they agree on a family's members."""
-    seen: dict[Path, None] = {_contained(p): None for p in paths}
-    for directory in sorted({_contained(p).parent for p in paths}):
+    seen: dict[Path, None] = {contained(p): None for p in paths}
+    for directory in sorted({contained(p).parent for p in paths}):
         for sibling in sorted(directory.glob("*.yaml")):
-            seen.setdefault(_contained(sibling), None)
+            seen.setdefault(contained(sibling), None)
     return list(seen)
 
 
-def _contained(path: Path) -> Path:
+def contained(path: Path) -> Path:
     """The path resolved, unless a symlink takes it out of its directory: then the link itself,
     which the loader refuses with its reason (never read what it points to)."""
     resolved = path.resolve()
@@ -73,9 +73,9 @@ def inputs_hash(spec_paths: list[Path], out_dir: Path) -> str:
 
 
 def generator_hash() -> str:
-    """The generator's own code. Kept out of the header hash (a refactoring that changes no
-    output must not restamp every file) but recorded in the MANIFEST, so the no-op fast path
-    never vouches for output that a changed generator might render differently."""
+    """The generator's own code. Kept out of the headers and the MANIFEST (a refactoring that
+    changes no output must not restamp any file) but kept in this machine's build record, so the
+    no-op fast path never vouches for output that a changed generator might render differently."""
     parts: list[bytes] = []
     # The kernel sources too: a generated module stamps their digest (kernels/runtime.py).
     kernels = [p for p in _tree_files(_PACKAGE_DIR / "kernels", "*") if p.suffix != ".py"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 import stat
 import unicodedata
 from dataclasses import dataclass
@@ -177,7 +178,7 @@ class _Converter:
                 )
                 continue
             failed = self.placeholders
-            key = self.scalar(key_node, path)
+            key = self.scalar(key_node, path, key=True)
             if self.placeholders != failed:
                 continue  # reported (a bad tag, an octal key): no second message for it
             if isinstance(key, (int, bool)) and not isinstance(key, bool):
@@ -208,7 +209,7 @@ class _Converter:
             result[key] = self.convert(value_node, child, depth + 1)
         return result
 
-    def scalar(self, node: yaml.Node, path: Path_) -> object:
+    def scalar(self, node: yaml.Node, path: Path_, key: bool = False) -> object:
         if node.tag == DELETE_TAG:
             if node.value not in ("", None):
                 self.fail(
@@ -230,22 +231,45 @@ class _Converter:
             )
             return None
         value = self.constructor.construct_object(node)
-        surprise = _yaml11_number(node, value)
+        surprise = _yaml11_only(node, value, key=key)
         if surprise:
             self.fail(self.location(node), dotted(path), surprise)
             return None
         return value
 
 
-def _yaml11_number(node: yaml.Node, value: object) -> str | None:
-    """YAML 1.1 reads `0400` as the octal 256 and `7:28` as the base-60 448: numbers no one
-    reading the spec (or a YAML 1.2 editor) takes them for. Either would silently become a
-    different value of a numeric field, or key: an error that says what YAML read."""
+# The booleans YAML 1.2's core schema has; YAML 1.1 (PyYAML) also reads yes/no/on/off.
+_YAML12_BOOLEANS = {"true", "True", "TRUE", "false", "False", "FALSE"}
+
+
+def _yaml11_only(node: yaml.Node, value: object, *, key: bool = False) -> str | None:
+    """A plain scalar that YAML 1.1 (PyYAML) reads as another value than YAML 1.2 does, which
+    is what an editor, a highlighter, a linter or a reviewer following YAML 1.2 shows:
+
+    - `0400` is the octal 256 (1.2: the decimal 400), `7:28` the base-60 448 (1.2: a string);
+    - `0b101` is the binary 5, `1_024` the number 1024 (1.2: strings);
+    - `on`, `off`, `yes`, `no` are booleans (1.2: strings).
+
+    Either would silently become a different value of a field, or key: an error that says
+    what YAML read and how to write it. A bare boolean key is left to the mapping's own
+    message (a key must be a string)."""
+    literal = node.value.lstrip("+-")
+    if node.tag == "tag:yaml.org,2002:str" and not node.style:  # plain: None, or "" (libyaml)
+        return _yaml12_number(node.value)
+    if node.tag == "tag:yaml.org,2002:bool":
+        if key or node.value in _YAML12_BOOLEANS:
+            return None
+        return (
+            f"YAML 1.1 reads {node.value!r} as the boolean {value!r}, where YAML 1.2 reads the "
+            f"string {node.value!r}; write {str(value).lower()} for a boolean, or quote it if "
+            f"it is text: '{node.value}'"
+        )
     if node.tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
         return None
-    literal = node.value.lstrip("+-")
     if ":" in literal:
         kind = "base-60 number"
+    elif node.tag == "tag:yaml.org,2002:int" and literal[:2] in ("0b", "0B"):
+        return _yaml12_string(node, value, "binary number")
     elif (
         node.tag == "tag:yaml.org,2002:int"
         and len(literal) > 1
@@ -253,11 +277,43 @@ def _yaml11_number(node: yaml.Node, value: object) -> str | None:
         and (literal[1].isdigit() or literal[1] == "_")
     ):
         kind = "octal number"
+    elif "_" in literal:
+        return _yaml12_string(node, value, "number")
     else:
         return None
     return (
         f"YAML 1.1 reads {node.value!r} as the {kind} {value!r}; write the number in decimal, "
         "or quote it if it is text"
+    )
+
+
+# YAML 1.2's core schema numbers (YAML 1.2.2, 10.3.2), which a plain scalar YAML 1.1 read as a
+# string is one of only where 1.1 disagrees: `0o17`, `08`, `1e3`, `1.0e3` (1.1 wants a dot and a
+# signed exponent).
+_YAML12_INT = re.compile(r"0o[0-7]+|0x[0-9a-fA-F]+")
+_YAML12_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+
+
+def _yaml12_number(text: str) -> str | None:
+    if _YAML12_INT.fullmatch(text):
+        value: object = int(text[2:], 8 if text[1] == "o" else 16)
+    elif _YAML12_FLOAT.fullmatch(text):
+        # digits alone that 1.1 left a string: a leading 0 and an 8 or 9 (`08`)
+        value = int(text) if text.lstrip("+-").isdigit() else float(text)
+    else:
+        return None
+    return (
+        f"YAML 1.2 reads {text!r} as the number {value!r}, where YAML 1.1 (which specs are read "
+        f"as) reads the string {text!r}; write {value!r} for the number, or quote it if it is "
+        f"text: '{text}'"
+    )
+
+
+def _yaml12_string(node: yaml.Node, value: object, kind: str) -> str:
+    return (
+        f"YAML 1.1 reads {node.value!r} as the {kind} {value!r}, where YAML 1.2 reads the string "
+        f"{node.value!r}; write {value!r} for the number, or quote it if it is text: "
+        f"'{node.value}'"
     )
 
 

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .errors import Location
+from .spec.engine_facts import capability_number
+from .spec.parse import Record, declared_at, read
 
 
 class ScalarType(enum.Enum):
@@ -102,6 +104,27 @@ class RoundBeforeQuantize(enum.Enum):
     NONE = "none"  # the fp32 row is quantized as it is
 
 
+class InfiniteAmax(enum.Enum):
+    """What a block-scaled format stores for a block whose amax is +-Inf."""
+
+    # [vLLM 0.33.0 SASS] ceilf(log2f(inf / 448)) + 127 clamps to 255 (UE8M0's NaN code) and the
+    # reciprocal exp2f(-inf) is 0: the block's finite values store +-0, its infinities NaN.
+    NAN_SCALE = "nan_scale"
+    # the byte read off inf's exponent field (clamped, 247 for e4m3), reciprocal 2^(127 - byte):
+    # the infinities saturate to +-fp8_max, the finite values flush to zero.
+    LARGEST_SCALE = "largest_scale"
+
+
+class Fp8Nan(enum.Enum):
+    """What an e4m3 value stores for NaN (NaN takes no part in a block amax either way: fmaxf)."""
+
+    # [vLLM 0.33.0 SASS] fminf(fmaxf(x, -fp8_max), fp8_max) before the conversion: NaN becomes
+    # -fp8_max (0xFE for 448)
+    NEGATIVE_MAX = "negative_max"
+    # the conversion's own NaN (cvt.rn.satfinite: 0x7F), sign dropped
+    E4M3_NAN = "e4m3_nan"
+
+
 class PerTensorScaling(enum.Enum):
     RECIPROCAL_MULTIPLY = "reciprocal_multiply"  # x * RN(1 / scale)
     DIVIDE = "divide"  # RN(x / scale), IEEE division
@@ -139,6 +162,8 @@ class CacheFormat:
     round_before_quantize: RoundBeforeQuantize  # formats with e4m3 values
     amax_floor: float  # block-scaled formats: the block amax is at least this (fp32); 0: none
     per_tensor_scaling: PerTensorScaling | None  # per-tensor fp8 only
+    infinite_amax: InfiniteAmax | None  # block-scaled formats only
+    fp8_nan: Fp8Nan | None  # formats with e4m3 values only
 
 
 @dataclass(frozen=True)
@@ -210,6 +235,8 @@ def _parse_cache_format(name: str, d: dict) -> CacheFormat:
         per_tensor_scaling=(
             PerTensorScaling(d["per_tensor_scaling"]) if "per_tensor_scaling" in d else None
         ),
+        infinite_amax=InfiniteAmax(d["infinite_amax"]) if "infinite_amax" in d else None,
+        fp8_nan=Fp8Nan(d["fp8_nan"]) if "fp8_nan" in d else None,
     )
 
 
@@ -265,10 +292,21 @@ class Architecture:
     registry: RegistryTable
     module: str
     class_name: str
+    # The engine-wide sets keyed on the architecture name this architecture is a member of
+    # (architectures.<name>.engine_sets, names of plan/engine.py's ENGINE_SETS); None: not
+    # stated, so the lineage's architecture of the same module and class decides (plan/plugin.py).
+    engine_sets: tuple[str, ...] | None = None
 
     @staticmethod
     def parse(name: str, d: dict) -> Architecture:
-        return Architecture(name, RegistryTable(d["registry"]), d["module"], d["class"])
+        sets = d.get("engine_sets")
+        return Architecture(
+            name,
+            RegistryTable(d["registry"]),
+            d["module"],
+            d["class"],
+            None if sets is None else tuple(sets),
+        )
 
 
 @dataclass(frozen=True)
@@ -562,8 +600,13 @@ class CapabilityFamily(enum.Enum):
     SM120 = "sm120"
 
     @property
+    def number(self) -> int:
+        """The family as generated code compares it: sm90 -> 90."""
+        return capability_number(self.value)
+
+    @property
     def major(self) -> int:
-        return int(self.value[2:]) // 10
+        return self.number // 10
 
 
 @dataclass(frozen=True)
@@ -615,16 +658,28 @@ class AttentionBackend:
     supported_kv_cache_layouts: tuple[str, ...] | None
     metadata_builder: EngineClass | None  # None: inherited from the parent
     platform: BackendPlatform
+    # Every declared field, read from the declaration (spec/parse.py): a field without a
+    # hand-written one above is read here, and reads as an attribute (backend.<field>).
+    declared: Record
+
+    def __getattr__(self, name: str) -> object:
+        if name.startswith("_") or name == "declared":
+            raise AttributeError(name)
+        try:
+            return self.declared[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
     @staticmethod
     def parse(key: str, d: dict) -> AttentionBackend:
+        declared = read(declared_at("attention_backends.*"), d)
         sizes = d.get("kernel_block_sizes")
         layouts = d.get("supported_kv_cache_layouts")
         builder = d.get("metadata_builder")
         return AttentionBackend(
             key=key,
             name=d["name"],
-            kind=BackendKind(d.get("kind", "indexer")),
+            kind=BackendKind(declared.kind),
             parent=d.get("parent"),
             parent_module=d.get("parent_module"),
             kernel_block_sizes=KernelBlockSizes.parse(sizes) if sizes is not None else None,
@@ -635,7 +690,8 @@ class AttentionBackend:
             metadata_builder=EngineClass(builder["module"], builder["class"])
             if builder is not None
             else None,
-            platform=BackendPlatform(d.get("platform", "cuda")),
+            platform=BackendPlatform(declared.platform),
+            declared=declared,
         )
 
 
@@ -650,18 +706,6 @@ class KvSpecType:
     name: str
     parent: str | None
     state_like: StateLike
-
-
-@dataclass(frozen=True)
-class KvLayout:
-    name: str
-    spec_type: str
-    block_size: int | None
-    bytes_per_token: tuple[int, ...]
-    page_alignment: tuple[int, ...]
-    bounded_replay: bool
-    block_size_rule: str | None
-    block_size_by_compress_ratio: tuple[tuple[int, int], ...]
 
 
 @dataclass(frozen=True)
@@ -689,7 +733,6 @@ class KvSourceCompressor:
 @dataclass(frozen=True)
 class KvCache:
     spec_types: tuple[KvSpecType, ...]  # parents before children
-    layouts: tuple[KvLayout, ...]
     compress_ratios: tuple[int, ...]
     unsupported_compress_ratio_message: str | None
     # what a ratio outside compress_ratios raises (None: not stated; ValueError where a message is)
@@ -715,26 +758,8 @@ class KvCache:
 
         for name in types:
             visit(name)
-        layouts = tuple(
-            KvLayout(
-                name=name,
-                spec_type=body["spec_type"],
-                block_size=body.get("block_size"),
-                bytes_per_token=tuple(body.get("bytes_per_token", ())),
-                page_alignment=tuple(body.get("page_alignment", ())),
-                bounded_replay=body.get("bounded_replay", False),
-                block_size_rule=body.get("block_size_rule"),
-                block_size_by_compress_ratio=tuple(
-                    sorted(
-                        (int(k), v) for k, v in body.get("block_size_by_compress_ratio", {}).items()
-                    )
-                ),
-            )
-            for name, body in sorted(d.get("layouts", {}).items())
-        )
         return KvCache(
             tuple(ordered),
-            layouts,
             tuple(d.get("compress_ratios", ())),
             d.get("unsupported_compress_ratio_message"),
             d.get("unsupported_compress_ratio_error"),

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import Diagnostic, Diagnostics, Location, SpecError, UsageError, did_you_mean, dotted
-from .inputs import discover_specs
+from .inputs import contained, discover_specs
 from .load import display_name
 from .model import Family, Provenance, Variant
 from .resolve import MAX_EXTENDS_DEPTH, ResolvedSpec, Resolver, _parent_path
@@ -104,6 +104,28 @@ def _family_checks(
             backends.check(backend.key, backend, spec, diagnostics)
     _family_backend_names(members, variants, diagnostics)
     _kernel_module_names(members, variants, diagnostics)
+    _backend_hierarchy(members, variants, diagnostics)
+
+
+def _backend_hierarchy(
+    members: list[ResolvedSpec], variants: list[Variant], diagnostics: Diagnostics
+) -> None:
+    """backends.py defines each class after its parent (plan.backends.parent_first), which a
+    cycle of parents makes impossible: an error at the parent of the cycle's first class."""
+    from .plan.backends import backend_cycle
+
+    cycle = backend_cycle(variants)
+    if cycle is None:
+        return
+    first = cycle[0]
+    spec = next(s for s, v in zip(members, variants) if any(b.key == first for b in v.backends))
+    diagnostics.add(
+        spec.where(("attention_backends", first, "parent")),
+        f"attention_backends.{first}.parent",
+        f"the backend classes' parents form a cycle: {' -> '.join(cycle)}; a class cannot "
+        "derive from itself: give one of them another parent (a backend outside the cycle, "
+        "or an engine class with parent_module)",
+    )
 
 
 def _kernel_module_names(
@@ -272,7 +294,9 @@ def load_families(
                 sorted(p.name for p in path.parent.glob("*.yaml")) if path.parent.is_dir() else []
             )
             raise UsageError(f"no such spec file: {path}" + did_you_mean(path.name, candidates))
-    requested = {p.resolve() for p in spec_paths}
+    # as discover_specs names them: a symlink out of its directory stays the link, which the
+    # loader refuses at the file (resolved, it was no discovered spec: a KeyError, exit 70)
+    requested = {contained(p) for p in spec_paths}
     resolved: dict[Path, ResolvedSpec] = {}
     discovered = discover_specs(spec_paths)
     for path in discovered:
@@ -347,6 +371,7 @@ class BuildResult:
     out_dir: Path
     package: str
     files: dict[str, str]
+    members: tuple[Path, ...] = ()  # the family's spec files (what the build record hashes)
 
 
 def _spec_files_of(lineage: dict[str, set[str]], output) -> tuple[str, ...]:
@@ -377,9 +402,16 @@ def _refuse_oversized(files: dict[str, str], inputs: FamilyInputs) -> None:
 
 
 def build_texts(
-    spec_paths: tuple[Path, ...], out_dir: Path, warn: Callable[[str], None] | None = None
+    spec_paths: tuple[Path, ...],
+    out_dir: Path,
+    warn: Callable[[str], None] | None = None,
+    settings=None,
 ) -> list[BuildResult]:
-    """load -> resolve -> validate -> model -> plan -> render, for every family named."""
+    """load -> resolve -> validate -> model -> plan -> render, for every family named.
+
+    ``settings`` (format.FormatSettings) defaults to what the output directory's formatter
+    configuration discovery finds; the review passes the repository's, to render a ref's specs
+    checked out elsewhere exactly as the working tree's."""
     from .fastpath import MANIFEST, manifest_body
     from .format import FormatSettings
     from .inputs import inputs_hash, spec_display
@@ -389,7 +421,7 @@ def build_texts(
     from .write import make_header
 
     results = []
-    settings = FormatSettings.discover(out_dir)
+    settings = settings or FormatSettings.discover(out_dir)
     for inputs in load_families(list(spec_paths), warn):
         family = inputs.family
         sources = SourceMap(family)
@@ -410,12 +442,14 @@ def build_texts(
         # The MANIFEST is the family's one stamp of its inputs (the other headers carry only
         # their own content hash, so an edit rewrites only the files whose text changes).
         digest = inputs_hash([s.document.path for s in inputs.specs], out_dir)
-        manifest = manifest_body(files, family.name, settings.fingerprint())
+        manifest = manifest_body(files, family.name)
         files[f"{family.name}/{MANIFEST}"] = (
             make_header(
                 "#", spec_files, manifest, inputs_hash=digest, license_header=inputs.license_header
             )
             + manifest
         )
-        results.append(BuildResult(out_dir, family.name, files))
+        results.append(
+            BuildResult(out_dir, family.name, files, tuple(s.document.path for s in inputs.specs))
+        )
     return results

@@ -14,7 +14,9 @@ anything ``_emit`` did not pass, so no output path skips the check.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
+from pathlib import Path
 
 import jinja2
 import jinja2.ext
@@ -217,10 +219,33 @@ def _refuse(name: str):
     return refuse
 
 
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """Compiled templates, kept between builds: compiling all of them was about a fifth of a
+    fresh build. Jinja checks each entry against its template's source (and its own release
+    and Python's); the directory is also named after this module's and codegen_values' text,
+    so a change to the TypedOutput rewrite or the typed values never reuses old code."""
+    from .format import cache_root
+
+    root = cache_root("templates")
+    if root is None:
+        return None
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for source in (here / "render.py", here / "codegen_values.py"):
+        digest.update(source.read_bytes())
+    directory = root / f"{jinja2.__version__}-{digest.hexdigest()[:16]}"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return jinja2.FileSystemBytecodeCache(str(directory))
+
+
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
+        bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,

@@ -11,8 +11,9 @@ keys are still errors (every object keeps ``additionalProperties: false``), so a
 child is caught. ``dsv41gen build`` validates the resolved spec against the full schema either
 way.
 
-The child schema is committed beside the full one (specs point their ``$schema`` modeline at
-it); tests/consumer/test_editors.py checks it is what ``child_schema`` derives.
+Both are derived from the language's declaration (``spec/declaration.py``) and committed
+(specs point their ``$schema`` modeline at them): ``python -m dsv41gen.spec.derive`` rewrites
+them, and tests/core/test_declaration.py fails when either is stale.
 """
 
 from __future__ import annotations

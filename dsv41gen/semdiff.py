@@ -1,7 +1,8 @@
 """Semantic diff of specs: what a spec edit means, classified by how much it can hurt.
 
 The resolved specs of every variant at a git ref are compared field by field with the working
-tree. Each changed field is classified by the first rule whose pattern matches its path:
+tree. Each changed field is classified by the severity its declaration states
+(``review=`` in dsv41gen/spec/declaration.py; see spec/review.py for how a path finds it):
 
 - BREAKING: something users or checkpoints rely on disappears or is renamed (an architecture,
   a registry target, a required checkpoint weight, a speculative method, a compiled kernel
@@ -16,148 +17,16 @@ A spec may accept a breaking change on purpose, with the reason, under
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .spec.review import classify as declared_severity
+
 BREAKING, BEHAVIOUR, COSMETIC = "BREAKING", "BEHAVIOUR", "COSMETIC"
 SEVERITY_ORDER = {BREAKING: 0, BEHAVIOUR: 1, COSMETIC: 2}
-
-
-@dataclass(frozen=True)
-class Rule:
-    pattern: str  # fnmatch over the dotted path; '*' matches one or more segments
-    kinds: tuple[str, ...]  # removed, added, changed
-    severity: str
-    what: str
-
-
-# First match wins. Paths are dotted (lists are compared as whole values at their path).
-RULES: tuple[Rule, ...] = (
-    Rule("variant", ("removed",), BREAKING, "variant removed"),
-    Rule("variant.model_type", ("changed",), BREAKING, "HF model_type changed"),
-    Rule("architectures.*", ("removed",), BREAKING, "registry architecture removed or renamed"),
-    Rule("architectures.*.module", ("changed",), BREAKING, "registry target module changed"),
-    Rule("architectures.*.class", ("changed",), BREAKING, "registry target class changed"),
-    Rule(
-        "architectures.*.registry",
-        ("changed",),
-        BREAKING,
-        "architecture moved to another registry table",
-    ),
-    Rule(
-        "checkpoint.weight_sets.*.required",
-        ("changed", "removed"),
-        BREAKING,
-        "required checkpoint weights renamed or changed",
-    ),
-    Rule(
-        "checkpoint.weight_sets.*.stage_prefix",
-        ("changed",),
-        BREAKING,
-        "checkpoint stage prefix changed",
-    ),
-    Rule("checkpoint.weight_sets.*", ("removed",), BREAKING, "checkpoint weight set removed"),
-    Rule("speculative.methods.*", ("removed",), BREAKING, "speculative method dropped"),
-    Rule(
-        "speculative.methods.*.draft_architecture",
-        ("changed", "removed"),
-        BREAKING,
-        "draft architecture changed",
-    ),
-    Rule(
-        "kernels.rope_kv_insert.num_heads_q_padded",
-        ("changed",),
-        BREAKING,
-        "compiled kNumHeadsQPadded instantiation removed",
-    ),
-    Rule(
-        "kernels.rope_kv_insert.cache_formats.*", ("removed",), BREAKING, "KV cache format removed"
-    ),
-    Rule(
-        "kernels.rope_kv_insert.input_dtypes", ("changed",), BREAKING, "kernel input dtype removed"
-    ),
-    Rule("quantization.mxfp8.layouts", ("changed",), BREAKING, "MXFP8 scale layout removed"),
-    Rule("attention_backends.*", ("removed",), BREAKING, "attention backend removed"),
-    Rule("attention_backends.*.name", ("changed",), BREAKING, "backend registered name changed"),
-    Rule(
-        "attention_backends.*.kernel_block_sizes.note",
-        ("added", "removed", "changed"),
-        COSMETIC,
-        "block-size note",
-    ),
-    Rule(
-        "attention_backends.*.kernel_block_sizes*",
-        ("added", "removed", "changed"),
-        BEHAVIOUR,
-        "kernel block sizes changed",
-    ),
-    Rule("runner.forbidden_modes.*", ("added",), BEHAVIOUR, "runner mode newly forbidden"),
-    Rule("runner.forbidden_modes.*", ("removed",), BEHAVIOUR, "runner-mode guard removed"),
-    Rule(
-        "runner.forbidden_modes.*.message", ("changed",), COSMETIC, "runner-mode message reworded"
-    ),
-    Rule("runner.forbidden_modes.*", ("changed",), BEHAVIOUR, "forbidden runner modes changed"),
-    Rule(
-        "runner.default_model_runner*",
-        ("added", "removed", "changed"),
-        BEHAVIOUR,
-        "default model runner changed",
-    ),
-    Rule(
-        "speculative.methods.*.tokens_per_round.sources",
-        ("changed",),
-        BEHAVIOUR,
-        "tokens-per-round source changed",
-    ),
-    Rule(
-        "speculative.methods.*.num_speculative_tokens*",
-        ("added", "removed", "changed"),
-        BEHAVIOUR,
-        "num_speculative_tokens rule changed",
-    ),
-    Rule("speculative.methods.*.label", ("changed",), COSMETIC, "method label (messages) changed"),
-    Rule("speculative.forbidden.*", ("added",), BEHAVIOUR, "speculative method newly forbidden"),
-    Rule(
-        "checkpoint.weight_sets.*.maps_to",
-        ("added", "removed", "changed"),
-        BEHAVIOUR,
-        "engine parameter names a stage loads into changed",
-    ),
-    Rule(
-        "checkpoint.weight_sets.*.shared.required",
-        ("changed", "removed"),
-        BREAKING,
-        "required model-level checkpoint weights renamed or changed",
-    ),
-    Rule(
-        "checkpoint.weight_sets.*.rejected",
-        ("added", "changed"),
-        BREAKING,
-        "checkpoint names newly rejected",
-    ),
-    Rule(
-        "checkpoint.weight_sets.*.stage_count*",
-        ("added", "removed", "changed"),
-        BEHAVIOUR,
-        "checkpoint stage count rule changed",
-    ),
-    Rule(
-        "checkpoint.weight_sets.*.stages_past_count",
-        ("added", "removed", "changed"),
-        BEHAVIOUR,
-        "what the loader does with stages past the count changed",
-    ),
-    Rule(
-        "hf_config*", ("added", "removed", "changed"), COSMETIC, "reference checkpoint config value"
-    ),
-    Rule("variant.display_name", ("changed",), COSMETIC, "display name (messages) changed"),
-    Rule("review*", ("added", "removed", "changed"), COSMETIC, "review waivers"),
-    Rule("*", ("added",), BEHAVIOUR, "added"),
-    Rule("*", ("removed", "changed"), BEHAVIOUR, "changed"),
-)
 
 
 @dataclass(frozen=True)
@@ -177,27 +46,11 @@ class Change:
         return f"{self.variant}:{self.path}:{self.kind}"
 
 
-def _is_shrink(before: object, after: object) -> bool:
-    """For list fields whose removal breaks users: did the list lose an element?"""
-    if isinstance(before, list) and isinstance(after, list):
-        return bool(set(map(repr, before)) - set(map(repr, after)))
-    return True
-
-
-_SHRINK_ONLY = {
-    "kernels.rope_kv_insert.num_heads_q_padded",
-    "kernels.rope_kv_insert.input_dtypes",
-    "quantization.mxfp8.layouts",
-}
-
-
 def classify(path: str, kind: str, before: object, after: object) -> tuple[str, str]:
-    for rule in RULES:
-        if kind in rule.kinds and fnmatch.fnmatchcase(path, rule.pattern):
-            if rule.pattern in _SHRINK_ONLY and not _is_shrink(before, after):
-                continue  # only growing: handled by the generic rules below
-            return rule.severity, rule.what
-    return BEHAVIOUR, "changed"  # pragma: no cover - the last rules match everything
+    """The severity the declaration gives this change of the field at ``path``, and what the
+    change means (dsv41gen/spec/declaration.py: each field's ``review``)."""
+    severity, what = declared_severity(path, kind, before, after)
+    return severity.value, what
 
 
 def _walk(
@@ -238,10 +91,22 @@ def _strip(data: dict) -> dict:
     return {k: v for k, v in data.items() if k not in ("extends", "spec_version")}
 
 
+@dataclass(frozen=True)
+class TreeFinding:
+    """A committed generated file that is not what the pull request's own specs produce (or
+    an entry of the output tree no build writes): the review's first finding, since neither
+    the spec diff nor the generated diff can show it."""
+
+    path: str  # as the repository names it (generated/<package>/...)
+    what: str
+    diff: str = ""  # committed text -> what the specs produce
+
+
 @dataclass
 class SemanticDiff:
     changes: list[Change] = field(default_factory=list)
     generated_diff: str = ""
+    tree: list[TreeFinding] = field(default_factory=list)
 
     @property
     def unwaived_breaking(self) -> list[Change]:
@@ -392,23 +257,30 @@ def code_shape(files: dict[str, str]) -> dict[str, str]:
 
 
 def verify_cosmetic(
-    changes: list[Change], before: dict[str, str], after: dict[str, str]
+    changes: list[Change],
+    before: dict[str, str],
+    after: dict[str, str],
+    reaches_code: Callable[[Change], bool] | None = None,
 ) -> list[Change]:
-    """COSMETIC is a claim: nothing generated behaves differently. When every change claims it,
-    the generated code must differ only in wording; a "cosmetic" field that reaches code (a
-    label that became part of an expression, a reference config value the code defaults to) is
-    reported as BEHAVIOUR."""
-    if not changes or any(c.severity != COSMETIC for c in changes):
+    """COSMETIC is a claim: nothing generated behaves differently. It is checked change by
+    change: when the generated code's shape (code_shape) differs between the two trees at all,
+    each COSMETIC change is asked, through ``reaches_code``, whether undoing it alone changes
+    the generated shape; one that does (a label that became part of an expression, a reference
+    config value the code defaults to) is BEHAVIOUR, whatever else changed beside it. Without
+    ``reaches_code`` every COSMETIC change is then BEHAVIOUR (none can be vouched for)."""
+    if not any(c.severity == COSMETIC for c in changes):
         return changes
     if code_shape(before) == code_shape(after):
-        return changes
-    return [
-        Change(
-            **{
-                **c.__dict__,
-                "severity": BEHAVIOUR,
-                "what": c.what + " (reaches generated code, not only its wording)",
-            }
-        )
-        for c in changes
-    ]
+        return changes  # nothing generated behaves differently: every claim holds
+    result = []
+    for change in changes:
+        if change.severity == COSMETIC and (reaches_code is None or reaches_code(change)):
+            change = Change(
+                **{
+                    **change.__dict__,
+                    "severity": BEHAVIOUR,
+                    "what": change.what + " (reaches generated code, not only its wording)",
+                }
+            )
+        result.append(change)
+    return result

@@ -34,7 +34,6 @@ from .resolve import ResolvedSpec
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schema.json"
 
-CAPABILITY_FAMILIES = ("sm70", "sm80", "sm90", "sm100", "sm110", "sm120")
 E8M0_NAN = 255
 FLOAT32_MAX = 3.4028234663852886e38
 
@@ -51,6 +50,59 @@ _PATTERN_HELP = {
     "^[A-Za-z0-9_.{}+]*": "may only hold letters, digits, '_', '.', '{', '}' and '+'",
     "^[0-9]+": "must be a non-negative integer",
     "^[0-9]{1,5}": "must be a non-negative integer of at most 5 digits",
+}
+
+# Fields the language had and dropped because they reached no generated code: what a spec
+# that still writes one should do instead.
+RETIRED_FIELDS = {
+    ("kv_cache", "layouts"): (
+        ": the language no longer has it: its fields (block sizes, bytes per token, page "
+        "alignment, block-size rules) reached no generated code; remove the section and keep "
+        "any facts it recorded as comments"
+    ),
+}
+
+
+def _matches(path: tuple, pattern: tuple) -> bool:
+    return len(path) == len(pattern) and all(p in ("*", q) for p, q in zip(pattern, path))
+
+
+def _stage_count_hint(value: object) -> str:
+    """stage_count was a field name or a number; it is now {sources: [...], default: N}."""
+    if isinstance(value, str):
+        shape = f"{{sources: [{value}]}}"
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        shape = f"{{sources: [{', '.join(value)}]}}"
+    elif isinstance(value, int) and not isinstance(value, bool):
+        shape = f"{{sources: [num_nextn_predict_layers], default: {value}}}"
+    else:
+        shape = "{sources: [num_nextn_predict_layers], default: 1}"
+    return (
+        f"; write `stage_count: {shape}` (the HF config fields that count the stages, first "
+        "set wins, and the loader's fallback as `default`)"
+    )
+
+
+# A value of an old or wrong shape: what to write instead, keyed by field path ("*": any key).
+_SHAPE_HINTS = ((("checkpoint", "weight_sets", "*", "stage_count"), _stage_count_hint),)
+
+# A required field that is missing: an example of it, keyed by the path of its mapping.
+_REQUIRED_EXAMPLES = {
+    (("checkpoint", "weight_sets", "*"), "maps_to"): (
+        "; the engine parameter prefix each stage loads into, e.g. "
+        '`maps_to: "model.layers.{num_hidden_layers+i}."` for MTP stages that continue the '
+        "target's decoder layers (V4's classic MTP), `maps_to: \"model.layers.{i}.\"` for a "
+        "draft model with layers of its own (EAGLE-3: vLLM loads its midlayer.* there; DSpark)"
+    ),
+}
+
+# An enum value the language knows of but does not implement: why, instead of "did you mean".
+_UNIMPLEMENTED_VALUES = {
+    (("quantization", "mxfp8", "value_dtype"), "float8_e5m2"): (
+        "float8_e5m2 is not implemented: the MXFP8 emitter generates e4m3 values only "
+        "(float8_e4m3fn, max 448); e5m2 elements (max 57344) need their own quantize and "
+        "dequantize kernels. Use value_dtype: float8_e4m3fn"
+    ),
 }
 
 _TYPE_WORDS = {
@@ -158,8 +210,10 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
                 "compute-capability family" if path[-1:] == ("by_capability_family",) else "field"
             )
             for key in sorted(set(error.instance) - set(allowed)):
-                hint = did_you_mean(key, allowed) or (
-                    f"; allowed: {', '.join(allowed)}" if allowed else ""
+                hint = (
+                    RETIRED_FIELDS.get(path + (key,))
+                    or did_you_mean(key, allowed)
+                    or (f"; allowed: {', '.join(allowed)}" if allowed else "")
                 )
                 reported.append(path + (key,))
                 diagnostics.add(
@@ -178,9 +232,27 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
                     "this variant's own value instead",
                 )
             else:
-                diagnostics.add(
-                    spec.where(path), dotted(path), f"missing required field {missing!r}"
+                example = next(
+                    (
+                        text
+                        for (pattern, field_name), text in _REQUIRED_EXAMPLES.items()
+                        if field_name == missing and _matches(path, pattern)
+                    ),
+                    "",
                 )
+                diagnostics.add(
+                    spec.where(path), dotted(path), f"missing required field {missing!r}{example}"
+                )
+        elif kind == "enum" and any(
+            value == error.instance and _matches(path, pattern)
+            for pattern, value in _UNIMPLEMENTED_VALUES
+        ):
+            text = next(
+                t
+                for (pattern, value), t in _UNIMPLEMENTED_VALUES.items()
+                if value == error.instance and _matches(path, pattern)
+            )
+            diagnostics.add(spec.where(path), dotted(path), text)
         elif kind == "enum":
             allowed = [str(v) for v in error.validator_value]
             hint = did_you_mean(error.instance, allowed)
@@ -208,7 +280,8 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
             diagnostics.add(
                 spec.where(path),
                 dotted(path),
-                f"expected {words}, got {_type_name(error.instance)} ({error.instance!r}){whole}",
+                f"expected {words}, got {_type_name(error.instance)} ({error.instance!r}){whole}"
+                + next((h(error.instance) for pat, h in _SHAPE_HINTS if _matches(path, pat)), ""),
             )
         elif kind == "pattern":
             diagnostics.add(
@@ -756,6 +829,15 @@ def _num_speculative_tokens_default(spec: ResolvedSpec, report: Report) -> None:
         rules = body.get("num_speculative_tokens", {})
         here = ("speculative", "methods", name, "num_speculative_tokens")
         if rules.get("default") == "draft_config_fields" and "default_sources" not in rules:
+            if _deleted_at(spec, here + ("default_sources",)) is not None:
+                report(  # at the child's `!delete`, where the fix goes
+                    here + ("default_sources",),
+                    "`!delete` removes default_sources, which the inherited `default: "
+                    "draft_config_fields` reads the default from; also set `default: "
+                    "tokens_per_round` (the draft's n_predict) or `default: none` (no default), "
+                    "or keep default_sources",
+                )
+                continue
             report(
                 here + ("default",),
                 "default: draft_config_fields needs `default_sources` (the draft config fields "
@@ -823,20 +905,6 @@ def _kv_spec_types(spec: ResolvedSpec, report: Report) -> None:
                 break
             seen.add(parent)
             parent = types[parent].get("parent")
-    for name, layout in kv.get("layouts", {}).items():
-        spec_type = layout.get("spec_type")
-        if types and spec_type not in types:
-            report(
-                ("kv_cache", "layouts", name, "spec_type"),
-                f"unknown KV spec type {spec_type!r}" + did_you_mean(spec_type, types),
-            )
-        if "page_alignment" in layout and len(layout["page_alignment"]) != len(
-            layout.get("bytes_per_token", [])
-        ):
-            report(
-                ("kv_cache", "layouts", name, "page_alignment"),
-                "needs one alignment per bytes_per_token entry",
-            )
 
 
 @rule
@@ -929,12 +997,31 @@ def _check_fp8_max(kernel: dict, here: Path_, report: Report) -> None:
 
 # Which numerics field each cache kind must state, and which it must not (ref §0).
 _NUMERICS_FIELDS = {
-    "fp8_ds_mla": ("rope_contraction", "round_before_quantize", "amax_floor"),
-    "mxfp8": ("rope_contraction", "round_before_quantize", "amax_floor"),
+    "fp8_ds_mla": (
+        "rope_contraction",
+        "round_before_quantize",
+        "amax_floor",
+        "infinite_amax",
+        "fp8_nan",
+    ),
+    "mxfp8": (
+        "rope_contraction",
+        "round_before_quantize",
+        "amax_floor",
+        "infinite_amax",
+        "fp8_nan",
+    ),
     "bf16": ("rope_contraction",),
-    "fp8": ("rope_contraction", "round_before_quantize", "per_tensor_scaling"),
+    "fp8": ("rope_contraction", "round_before_quantize", "per_tensor_scaling", "fp8_nan"),
 }
-_ALL_NUMERICS = ("rope_contraction", "round_before_quantize", "amax_floor", "per_tensor_scaling")
+_ALL_NUMERICS = (
+    "rope_contraction",
+    "round_before_quantize",
+    "amax_floor",
+    "per_tensor_scaling",
+    "infinite_amax",
+    "fp8_nan",
+)
 
 
 def _check_cache_numerics(name: str, fmt: dict, here: Path_, report: Report) -> None:
@@ -1162,6 +1249,62 @@ def _compress_ratio_template(spec: ResolvedSpec, report: Report, here: tuple, me
             )
 
 
+def _display_name_messages(data: dict) -> list[tuple[tuple, str]]:
+    """The spec messages that may say {display_name}, with their field paths."""
+    found = []
+    for name, body in data.get("speculative", {}).get("forbidden", {}).items():
+        found.append((("speculative", "forbidden", name, "message"), (body or {}).get("message")))
+    for name, body in data.get("runner", {}).get("forbidden_modes", {}).items():
+        found.append((("runner", "forbidden_modes", name, "message"), (body or {}).get("message")))
+    kv = data.get("kv_cache", {})
+    found.append(
+        (
+            ("kv_cache", "unsupported_compress_ratio_message"),
+            kv.get("unsupported_compress_ratio_message"),
+        )
+    )
+    compressor = kv.get("kv_source_compressor") or {}
+    found.append(
+        (
+            ("kv_cache", "kv_source_compressor", "unsupported_compress_ratio_message"),
+            compressor.get("unsupported_compress_ratio_message"),
+        )
+    )
+    return [(path, message) for path, message in found if isinstance(message, str)]
+
+
+def _display_name(data: object) -> str | None:
+    variant = data.get("variant") if isinstance(data, dict) else None
+    name = variant.get("display_name") if isinstance(variant, dict) else None
+    return name if isinstance(name, str) else None
+
+
+@rule
+def _inherited_messages_name_their_variant(spec: ResolvedSpec, report: Report) -> None:
+    """A message this variant inherits must not name the ancestor that wrote it: raised for
+    this variant, it would name the wrong model. {display_name} names the variant it is raised
+    for."""
+    import re
+
+    own = _display_name(spec.data)
+    # The ancestors' own documents, not yet validated when this child is (an ancestor's schema
+    # error is reported at the ancestor): read them as data that may be of any shape.
+    ancestors = {_display_name(doc.data) for doc in spec.lineage[:-1]} - {own, None}
+    for path, message in _display_name_messages(spec.data):
+        if spec.where(path).file == spec.file:
+            continue  # the variant's own words: it may name another model on purpose
+        for name in sorted(ancestors):
+            # a whole name only: "DeepSeek V4" in "DeepSeek V4.1" is not V4's name
+            if re.search(rf"(?<![\w.]){re.escape(name)}(?!\.?\w)", message):
+                report(
+                    path,
+                    f"names {name!r}, but {own} inherits this message and would raise it "
+                    f"naming {name}; write {{display_name}} where the name goes (each "
+                    "variant's own display_name fills it in)",
+                )
+                break
+
+
 # A message with its {display_name} fields filled in (a generated string literal)
 MAX_FILLED_MESSAGE_CHARS = 16384
 
@@ -1204,6 +1347,30 @@ def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
             )
 
 
+def _default_within_maximum(
+    hf: dict, method: str, body: dict, maximum: int, report: Report
+) -> None:
+    """The default num_speculative_tokens the reference hf_config gives must meet the maximum:
+    otherwise the variant's own checkpoint cannot be served without naming the count."""
+    rules = body.get("num_speculative_tokens", {})
+    default = rules.get("default", "tokens_per_round")
+    if default == "draft_config_fields":
+        fields = rules.get("default_sources", [])
+    elif default == "tokens_per_round":
+        fields = body.get("tokens_per_round", {}).get("sources", [])
+    else:
+        return
+    field = next((f for f in fields if _is_count(hf.get(f))), None)
+    if field is None or not isinstance(maximum, int) or hf[field] <= maximum:
+        return
+    report(
+        ("speculative", "methods", method, "num_speculative_tokens", "maximum"),
+        f"maximum {maximum} is below the default num_speculative_tokens, {hf[field]} "
+        f"(hf_config.{field}): a request that names no count would be refused; raise the "
+        f"maximum to at least {hf[field]} or lower hf_config.{field}",
+    )
+
+
 @rule
 def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
     hf = spec.data.get("hf_config", {})
@@ -1212,6 +1379,7 @@ def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
         maximum = rules.get("maximum")
         if maximum is None:
             continue
+        _default_within_maximum(hf, method, body, maximum, report)
         sources = body.get("tokens_per_round", {}).get("sources", [])
         source = next((s for s in sources if _is_count(hf.get(s))), None)
         if source is None:
@@ -1234,7 +1402,7 @@ def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
 
 @rule
 def _engine_known(spec: ResolvedSpec, report: Report) -> None:
-    from .plan.engine import VLLM_VERSION
+    from .spec.engine_facts import VLLM_VERSION
 
     engine = spec.data.get("engine")
     if engine is not None and engine != f"vllm=={VLLM_VERSION}":
@@ -1261,7 +1429,8 @@ def validate_spec(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
         path = tuple(path)
         if any(path[:n] in malformed for n in range(1, len(path) + 1)):
             return  # the schema already reported this field (or the section holding it)
-        diagnostics.add(spec.where(path), dotted(path), message)
+        # a field a spec of the lineage deleted is reported at that `!delete`
+        diagnostics.add(_deleted_at(spec, path) or spec.where(path), dotted(path), message)
 
     for check in _RULES:
         try:
@@ -1615,7 +1784,63 @@ def _package_clash(name: str) -> str | None:
         return f"{name!r} is a module Python imports by itself at every start (site)"
     if name in modules:
         return f"{name!r} is the name of a module of the generated package"
+    where = installed_module(name)
+    if where is not None:
+        return (
+            f"{name!r} is a module installed in this environment ({where}): a generated "
+            "package of that name would shadow it for every importer with the output directory "
+            "on sys.path, and installing the plugin wheel would overwrite its files"
+        )
     return _name_clash(name)
+
+
+@functools.lru_cache(maxsize=64)
+def installed_module(name: str) -> str | None:
+    """Where a top-level module ``name`` is importable from in the build's environment, or None.
+
+    Asked of the import system itself, as ``import name`` would: every finder on sys.meta_path
+    (an editable install's finder included) over sys.path, except the working directory that
+    `python -m` puts first (a spec directory is no installed package). Nothing is imported. A
+    package that dsv41gen generated (its MANIFEST says so) is not counted: it is this package,
+    built or installed before."""
+    import importlib.machinery
+    import os
+    import sys
+
+    cwd = os.path.realpath(os.getcwd())
+    path = [e for e in sys.path if e and os.path.realpath(e) != cwd]
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        if find is None:
+            continue
+        try:
+            if finder is importlib.machinery.PathFinder:
+                found = finder.find_spec(name, path)
+            else:
+                found = find(name, None)
+        except (ImportError, ValueError, OSError):  # a finder's own trouble is no module
+            continue
+        if found is None:
+            continue
+        locations = list(found.submodule_search_locations or ())
+        if any(_generated_by_dsv41gen(Path(location)) for location in locations):
+            return None
+        return (
+            found.origin
+            if found.origin not in (None, "built-in", "frozen")
+            else (", ".join(locations) or found.origin or "built in")
+        )
+    return None
+
+
+def _generated_by_dsv41gen(package: Path) -> bool:
+    from .fastpath import MANIFEST
+
+    try:
+        with open(package / MANIFEST, encoding="utf-8") as handle:
+            return handle.readline().startswith("# @generated by dsv41gen ")
+    except (OSError, UnicodeDecodeError):
+        return False
 
 
 _RENAME = "; choose another name"
@@ -1675,19 +1900,6 @@ def _generated_names(spec: ResolvedSpec, report: Report) -> None:
             )
 
 
-# Schema patterns whose values become Python names (each dot-separated part, for a path).
-_NAME_PATTERNS = (
-    "^[A-Za-z_][A-Za-z0-9_]*",
-    "^[a-z][a-z0-9_]*",
-    "^[A-Z][A-Z0-9_]*",
-    "^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*",
-)
-
-
-def _is_name_pattern(node: object) -> bool:
-    return isinstance(node, dict) and str(node.get("pattern", "")).split("$")[0] in _NAME_PATTERNS
-
-
 def _keyword_parts(text: object) -> list[str]:
     import keyword
 
@@ -1698,42 +1910,41 @@ def _keyword_parts(text: object) -> list[str]:
 
 @rule
 def _names_are_not_keywords(spec: ResolvedSpec, report: Report) -> None:
-    """A field the schema calls an identifier (or a dotted path of them) becomes a Python name
-    somewhere in the generated code, where a keyword cannot stand."""
-    root = schema()
+    """A field the declaration calls an identifier (or a dotted path of them) becomes a Python
+    name somewhere in the generated code, where a keyword cannot stand."""
+    from .spec.declaration import SPEC
+    from .spec.language import NAME_PATTERNS, List, Map, Obj, OneOf, Ref, Str, Type
 
-    def walk(node: object, value: object, path: Path_) -> None:
-        if not isinstance(node, dict):
-            return
-        if "$ref" in node:
-            walk(root.get("$defs", {}).get(node["$ref"].split("/")[-1], {}), value, path)
-        for combinator in ("anyOf", "oneOf", "allOf"):
-            for sub in node.get(combinator, []):
-                walk(sub, value, path)
-        if _is_name_pattern(node):
-            for part in _keyword_parts(value):
-                report(path, f"{part!r} is a Python keyword, which cannot be a generated name")
-        if isinstance(value, dict):
-            keys = node.get("propertyNames")
-            if _is_name_pattern(keys):
-                for key in value:
-                    for part in _keyword_parts(key):
-                        report(
-                            path + (key,),
-                            f"{part!r} is a Python keyword, which cannot be a generated name",
-                        )
-            properties = node.get("properties", {})
-            extra = node.get("additionalProperties")
-            for key, sub in value.items():
-                if key in properties:
-                    walk(properties[key], sub, path + (key,))
-                elif isinstance(extra, dict):
-                    walk(extra, sub, path + (key,))
-        elif isinstance(value, list) and isinstance(node.get("items"), dict):
+    def is_name(node: Type | None) -> bool:
+        return isinstance(node, Str) and node.pattern in NAME_PATTERNS
+
+    def keywords_in(text: object, path: Path_) -> None:
+        for part in _keyword_parts(text):
+            report(path, f"{part!r} is a Python keyword, which cannot be a generated name")
+
+    def walk(node: Type, value: object, path: Path_) -> None:
+        if isinstance(node, Ref):
+            walk(node.target, value, path)
+        elif isinstance(node, OneOf):
+            for option in node.options:
+                walk(option, value, path)
+        elif is_name(node):
+            keywords_in(value, path)
+        elif isinstance(node, Map) and isinstance(value, dict):
+            for key, item in value.items():
+                if is_name(node.keys):
+                    keywords_in(key, path + (key,))
+                walk(node.values, item, path + (key,))
+        elif isinstance(node, Obj) and isinstance(value, dict):
+            for key, item in value.items():
+                declared = node.field(key)
+                if declared is not None:
+                    walk(declared.type, item, path + (key,))
+        elif isinstance(node, List) and node.items is not None and isinstance(value, list):
             for i, item in enumerate(value):
-                walk(node["items"], item, path + (i,))
+                walk(node.items, item, path + (i,))
 
-    walk(root, spec.data, ())
+    walk(SPEC, spec.data, ())
 
 
 def _unprintable(text: str) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .errors import Diagnostics, Location, UsageError
 from .load import load_document
@@ -60,7 +60,29 @@ def _spec_paths(generated: Path, text: str) -> list[Path]:
         raise UsageError(f"{generated}: no dsv41gen header naming its specs")
     # generated/<package>/... : specs are named relative to the output directory's parent
     base = _package_dir(generated).parent.parent
-    return [(base / name).resolve() for name in specs]
+    return [_spec_inside(base, name, generated) for name in specs]
+
+
+def _spec_inside(base: Path, name: str, generated: Path) -> Path:
+    """A spec the header names, inside the repository (the output directory's parent) once
+    symlinks are followed. The header is text a pull request controls: `why` must not read,
+    and echo values of, YAML files elsewhere on the machine."""
+    pure = PurePosixPath(name)
+    path = base.joinpath(*pure.parts)
+    inside = (
+        name.endswith(".yaml")
+        and not pure.is_absolute()
+        and ".." not in pure.parts
+        and "\\" not in name
+        and path.resolve().is_relative_to(base.resolve())
+    )
+    if not inside:
+        raise UsageError(
+            f"{generated}: its header names the spec {name!r}, which is not a spec file inside "
+            f"the repository ({base}); `why` reads only those. The header is not what dsv41gen "
+            "writes: regenerate the file with `dsv41gen build`"
+        )
+    return path.resolve()
 
 
 def _read(path: Path) -> str:

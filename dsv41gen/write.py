@@ -5,9 +5,10 @@ version and a hash of the file's own body. The family's MANIFEST is the one stam
 its header also carries the hash of every input (specs, templates, schema, generator version).
 Keeping that hash out of the other files means one edited spec value rewrites only the files
 whose text changes (and the MANIFEST), so torch's extension cache keeps every unchanged `.cu`.
-``check`` tells "stale" (the file is what a build wrote: its body matches its own hash, but
-the inputs moved on) from "hand-edited" (the body no longer matches the hash it was written
-with).
+Headers are not trusted: the tree is what a pull request controls, and anyone can write a
+header with a matching hash. Whether a file is up to date is decided by comparing its bytes
+with a fresh build's; the header only chooses the words (a body that no longer matches its own
+header hash was edited by hand) and keeps `build` from discarding such an edit without --force.
 """
 
 from __future__ import annotations
@@ -136,18 +137,49 @@ def is_generated(text: str) -> bool:
 
 @dataclass
 class Comparison:
-    """How the files on disk differ from what a build would write."""
+    """How the files on disk differ from what a build would write.
+
+    Only the bytes decide whether a file differs: a file is either exactly what the build
+    writes or it is reported. The header (which the tree, and so a pull request, controls) only
+    picks the words and what `build` may do without --force: a file whose body no longer
+    matches its own header hash was edited by hand, and build keeps it without --force."""
 
     added: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)  # stale: written by an older build
+    changed: list[str] = field(default_factory=list)  # differs (its header looks consistent)
     hand_edited: list[str] = field(default_factory=list)
     foreign: list[str] = field(default_factory=list)  # a non-generated file where we would write
-    removed: list[str] = field(default_factory=list)  # generated earlier, no longer produced
+    removed: list[str] = field(default_factory=list)  # has a header, no longer produced
+    same: list[str] = field(default_factory=list)  # byte for byte what the build writes
+    # Everything else in the package that the build does not write: path -> what it is (a
+    # planted conftest.py, a symlink, a FIFO). build refuses without --force and removes with.
+    unexpected: dict[str, str] = field(default_factory=dict)
+    # Bytecode the interpreter would load instead of a generated module's source, or that no
+    # generated module compiles to: path -> why. build drops every __pycache__ anyway.
+    bytecode: dict[str, str] = field(default_factory=dict)
     diffs: list[str] = field(default_factory=list)
+    diff_of: dict[str, str] = field(default_factory=dict)  # path -> its entry of diffs
+
+    def add_diff(self, rel: str, diff: str) -> None:
+        self.diffs.append(diff)
+        self.diff_of[rel] = diff
 
     @property
     def clean(self) -> bool:
-        return not (self.added or self.changed or self.hand_edited or self.foreign or self.removed)
+        return not (
+            self.added
+            or self.changed
+            or self.hand_edited
+            or self.foreign
+            or self.removed
+            or self.unexpected
+            or self.bytecode
+        )
+
+    @property
+    def blocking(self) -> list[str]:
+        """What `build` refuses to overwrite or remove without --force: edits and files it did
+        not write (the user's, or planted); never bytecode (a rebuilt tree has none)."""
+        return sorted(set(self.hand_edited) | set(self.foreign) | set(self.unexpected))
 
 
 # A generated file is a few hundred KiB at most. What sits in an output directory is input too
@@ -162,11 +194,12 @@ NOT_A_GENERATED_FILE = f"(not a regular file of at most {MAX_GENERATED_BYTES} by
 
 def read_output_bytes(path: Path) -> bytes | None:
     """At most MAX_GENERATED_BYTES of a regular file in an output directory; None when there
-    is no such file or it is larger. Raises OSError for a missing file."""
+    is no such file or it is larger. Raises OSError for a missing file, and for a symlink: what
+    a link in the tree points to is never read as the tree's content (compare reports it)."""
     from .load import SpecReadError, read_regular_bytes
 
     try:
-        return read_regular_bytes(path, MAX_GENERATED_BYTES)
+        return read_regular_bytes(path, MAX_GENERATED_BYTES, follow=False)
     except SpecReadError:
         return None
 
@@ -184,31 +217,122 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _generated_files_under(directory: Path) -> list[str]:
-    """Files with a dsv41gen header below directory, relative, sorted."""
-    found = []
-    if directory.is_dir():
-        for path in sorted(directory.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts:
-                text = _read(path)
-                if text is not None and is_generated(text):
-                    found.append(path.relative_to(directory).as_posix())
+# More entries than any package holds (a few dozen files): a tree beyond this is not walked
+# further, and says so, instead of costing minutes.
+MAX_TREE_ENTRIES = 100_000
+
+
+def tree_entries(directory: Path) -> dict[str, str]:
+    """Everything below ``directory``, never following a symlink: relative POSIX path ->
+    'file', 'dir', 'symlink' or 'special' (a FIFO, socket or device). A tree of more than
+    MAX_TREE_ENTRIES entries stops there, with the entry '' -> 'too many'."""
+    found: dict[str, str] = {}
+    pending = [("", directory)]
+    while pending:
+        prefix, path = pending.pop()
+        try:
+            with os.scandir(path) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for entry in entries:
+            if len(found) >= MAX_TREE_ENTRIES:
+                found[""] = "too many"
+                return found
+            rel = prefix + entry.name
+            if entry.is_symlink():
+                found[rel] = "symlink"
+            elif entry.is_dir(follow_symlinks=False):
+                found[rel] = "dir"
+                pending.append((rel + "/", Path(entry.path)))
+            elif entry.is_file(follow_symlinks=False):
+                found[rel] = "file"
+            else:
+                found[rel] = "special"
     return found
 
 
+# `<module>.<interpreter tag>[.opt-N].pyc`, what the import system writes to __pycache__.
+_BYTECODE_NAME = re.compile(r"(?P<stem>[^./]+)\.[a-z]+-?[0-9a-z_]*(?:\.opt-[0-9]+)?\.pyc")
+# The flags word of a .pyc (PEP 552): 0 checks the source's mtime and size, 0b11 its hash;
+# 0b01 (an unchecked hash) is loaded without looking at the source at all.
+_PYC_TIMESTAMP, _PYC_CHECKED_HASH = 0, 0b11
+
+
+def bytecode_problem(inside: str, path: Path, files: set[str]) -> str | None:
+    """None for bytecode the interpreter validates against a generated module's source before
+    it uses it (what importing the package writes); else why it is refused."""
+    parent, _, name = inside.rpartition("/")
+    directory, _, cache = parent.rpartition("/")
+    match = _BYTECODE_NAME.fullmatch(name)
+    source = f"{directory}/{match['stem']}.py".lstrip("/") if match else None
+    if cache != "__pycache__" or source is None or source not in files:
+        return "not the bytecode of a generated module (no generated .py of that name beside it)"
+    try:
+        with open(path, "rb", opener=_nofollow) as handle:
+            head = handle.read(16)
+    except OSError:
+        return "not readable"
+    flags = int.from_bytes(head[4:8], "little") if len(head) == 16 else -1
+    if flags == _PYC_TIMESTAMP or flags == _PYC_CHECKED_HASH:
+        return None
+    if flags == 0b01:
+        return (
+            "an unchecked-hash .pyc: Python runs it without comparing it with the source, "
+            "so it replaces the generated module"
+        )
+    return "not a bytecode file Python validates against its source"
+
+
+def _nofollow(path: str, flags: int) -> int:
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+
+
+def in_bytecode_cache(inside: str) -> bool:
+    return "__pycache__" in inside.split("/")[:-1]
+
+
+def _describe_entry(path: Path, kind: str) -> str:
+    """What an entry nobody asked for is, in a few words."""
+    if kind == "symlink":
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        return f"a symlink (to {target})"
+    if kind == "special":
+        return "a FIFO, socket or device"
+    if kind == "too many":
+        return f"a tree of more than {MAX_TREE_ENTRIES} entries (the rest was not looked at)"
+    return "a file"
+
+
 def compare(out_dir: Path, package: str, files: dict[str, str], diff_root: str = "") -> Comparison:
-    """files: path relative to out_dir -> full text (header included). The diffs name files
+    """files: path relative to out_dir -> full text (header included). Every entry of the
+    package directory is accounted for: each file the build writes, byte for byte, and every
+    other entry (never followed when it is a symlink). The diffs name files
     ``a/<diff_root>/<path>``: with the output directory as seen from the repository root,
     `git apply` takes them there."""
     refuse_non_directory(out_dir / package)
     result = Comparison()
+    prefix = f"{package}/"
+    entries = tree_entries(out_dir / package)
+    links = {inside for inside, kind in entries.items() if kind == "symlink"}
+
+    def through_a_link(inside: str) -> bool:
+        parts = inside.split("/")
+        return any("/".join(parts[:end]) in links for end in range(1, len(parts) + 1))
+
     for rel, text in sorted(files.items()):
+        if through_a_link(rel[len(prefix) :]):
+            continue  # reported as the symlink it is; its target is not the tree's content
         current = _read(out_dir / rel)
         if current is None:
             result.added.append(rel)
-            result.diffs.append(_diff("", text, rel, diff_root))
+            result.add_diff(rel, _diff("", text, rel, diff_root))
             continue
         if current == text:
+            result.same.append(rel)
             continue
         if not is_generated(current):
             result.foreign.append(rel)
@@ -216,17 +340,71 @@ def compare(out_dir: Path, package: str, files: dict[str, str], diff_root: str =
             result.hand_edited.append(rel)
         else:
             result.changed.append(rel)
-        result.diffs.append(_diff(current, text, rel, diff_root))
-    for rel in _generated_files_under(out_dir / package):
-        full = f"{package}/{rel}"
-        if full not in files:
+        result.add_diff(rel, _diff(current, text, rel, diff_root))
+    inside_files = {rel[len(prefix) :] for rel in files}
+    for inside, kind in sorted(entries.items()):
+        full = f"{prefix}{inside}" if inside else package
+        if kind == "dir" or (inside in inside_files and kind != "symlink"):
+            continue
+        path = out_dir / full
+        if kind == "file" and in_bytecode_cache(inside):
+            problem = bytecode_problem(inside, path, inside_files)
+            if problem is not None:
+                result.bytecode[full] = problem
+            continue
+        text = _read(path) if kind == "file" else None
+        if text is not None and is_generated(text):
             result.removed.append(full)
-            if is_hand_edited(_read(out_dir / full) or ""):
+            if is_hand_edited(text):
                 # Removing it would lose the edit as surely as overwriting it: `build` must
                 # refuse without --force here too.
                 result.hand_edited.append(full)
-            result.diffs.append(_diff(_read(out_dir / full) or "", "", full, diff_root))
+            result.add_diff(full, _diff(text, "", full, diff_root))
+            continue
+        result.unexpected[full] = _describe_entry(path, kind)
     return result
+
+
+# What may sit in an output directory beside the packages: the formatter configuration the
+# build reads (format.py looks for it from the output directory up) and git's attributes.
+_OUTPUT_DIR_CONFIG = frozenset(
+    {".clang-format", "_clang-format", ".ruff.toml", "ruff.toml", ".gitattributes"}
+)
+
+
+def output_dir_extras(out_dir: Path, packages: set[str]) -> dict[str, str]:
+    """Top-level entries of out_dir that are neither one of ``packages`` nor formatter
+    configuration: name -> what it is. (A `conftest.py` or `pyproject.toml` here is read by
+    pytest when it collects the generated tests; a stray package is importable.)"""
+    found: dict[str, str] = {}
+    try:
+        with os.scandir(out_dir) as listing:
+            entries = sorted(listing, key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        return found
+    for entry in entries:
+        if entry.name in packages and entry.is_dir(follow_symlinks=False):
+            continue
+        if entry.name in _OUTPUT_DIR_CONFIG and entry.is_file(follow_symlinks=False):
+            continue
+        if _LEFTOVER.fullmatch(entry.name):
+            continue  # an interrupted build's: recovered under the lock
+        if entry.is_symlink():
+            kind = "symlink"
+        elif entry.is_dir(follow_symlinks=False):
+            found[entry.name] = (
+                "a directory no spec being checked generates (a package of a removed family, "
+                "or one nobody generated)"
+            )
+            continue
+        else:
+            kind = "file" if entry.is_file(follow_symlinks=False) else "special"
+        found[entry.name] = (
+            _describe_entry(Path(entry.path), kind)
+            .replace("a generated package", "an output directory")
+            .replace("the build does not write", "no build writes here")
+        )
+    return found
 
 
 def _diff(old: str, new: str, rel: str, diff_root: str = "") -> str:
@@ -479,8 +657,9 @@ def write_package(
 ) -> Comparison:
     """Replace out_dir/package with exactly ``files``, all or nothing (see the comment above).
 
-    Non-generated files in the package are carried over. ``after_file`` is a test seam called
-    after each file is staged.
+    Nothing else is carried over: the new tree is the build's files and nothing more (callers
+    refuse first, without --force, when the old tree holds files the build did not write).
+    ``after_file`` is a test seam called after each file is staged.
     """
     if out_dir.is_dir():
         recover_package(out_dir, package)
@@ -489,19 +668,16 @@ def write_package(
         return comparison
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / package
+    unchanged = set(comparison.same)
     staging = _make_staging(out_dir, package)
     checkpoint("stage:created")
     try:
-        _carry_over_foreign(target, staging, files)
         for rel, text in sorted(files.items()):
             inside = rel.split("/", 1)[1]
             destination = staging / inside
             destination.parent.mkdir(parents=True, exist_ok=True)
-            source = out_dir / rel
-            if destination.exists():  # a carried-over file we replace (--force): unlink, never
-                destination.unlink()  # write through a hard link into the old tree
-            if _read(source) == text:
-                _link_or_copy(source, destination)
+            if rel in unchanged:  # never a file reached through a symlink: compare skips those
+                _link_or_copy(out_dir / rel, destination)
             else:
                 _write_durably(destination, text.encode("utf-8"))
             checkpoint(f"stage:{inside}")
@@ -610,21 +786,6 @@ def _fsync_dir(path: Path) -> None:
             raise
     finally:
         os.close(fd)
-
-
-def _carry_over_foreign(target: Path, staging: Path, files: dict[str, str]) -> None:
-    """Files in the package we did not generate (a README, a conftest) stay where they are."""
-    if not target.is_dir():
-        return
-    for path in sorted(target.rglob("*")):
-        if not path.is_file() or "__pycache__" in path.parts:
-            continue
-        text = _read(path)
-        if text is not None and is_generated(text):
-            continue
-        destination = staging / path.relative_to(target)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        _link_or_copy(path, destination)
 
 
 def _link_or_copy(source: Path, destination: Path) -> None:

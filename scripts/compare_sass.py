@@ -70,8 +70,11 @@ def build(
         "-std=c++17",
         "-O3",
         f"-gencode=arch=compute_{arch[3:]},code={arch}",
-        f"-I{source.parent}",
+        # the loader's include rule (rope_kv_loader.include_flags): dsv41gen's sources on -I,
+        # the generated directory on no include path, its configuration pre-included
         f"-I{kernels}",
+        "-include",
+        str(source.parent / "rope_kv_config.h"),
         *flags,
         "-cubin",
         "-o",

@@ -54,8 +54,13 @@ step() {  # step NAME TIMEOUT COMMAND...: run, log to $OUT/NAME.log, keep the wo
 }
 pytest_q=(python3 -X faulthandler -m pytest -q -rfs -p no:cacheprovider --durations=5)
 if [ "$what" != bench ]; then
-    step vllm_oracle_tests "${ROPE_KV_ORACLE_TIMEOUT:-240}" "${pytest_q[@]}" \
-        tests/kernels/test_rope_kv_vllm_gpu.py tests/kernels/test_mxfp8_vllm_gpu.py
+    # vLLM's compiled writer, vLLM's readers (FlashMLA, the Triton gather), vLLM's Triton MXFP8;
+    # the readers' figures and the MXFP8 non-finite table as JSON beside the logs
+    export DSV41GEN_READER_REPORT="$OUT/vllm_readers_h200.json"
+    export DSV41GEN_MXFP8_NONFINITE_REPORT="$OUT/mxfp8_nonfinite_h200.json"
+    step vllm_oracle_tests "${ROPE_KV_ORACLE_TIMEOUT:-360}" "${pytest_q[@]}" \
+        tests/kernels/test_rope_kv_vllm_gpu.py tests/kernels/test_mxfp8_vllm_gpu.py \
+        tests/kernels/test_vllm_readers_gpu.py
 fi
 if [ "$what" != tests ]; then
     step bench "${ROPE_KV_BENCH_TIMEOUT:-200}" python3 benchmarks/bench_rope_kv.py \

@@ -53,13 +53,17 @@ echo "# nvcc $("$NVCC" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p') targ
 export NVCC src out kernels
 export GENCODE="${gencode[*]}"
 
+# The loader's include rule (dsv41gen/kernels/rope_kv_loader.py, include_flags): dsv41gen's
+# kernel sources on -I, the generated directory on no include path (its rope_kv_config.h is
+# pre-included by path), so that a header planted there cannot stand in for one of dsv41gen's
+# or the toolkit's.
 # Each unit in its own shell so that -j runs them side by side.
 ls "$src"/*.cu "$kernels"/rope_kv_dispatch.cu | xargs -P "$jobs" -I{} bash -c '
     gencode=($GENCODE)
     unit="$1"
     name="$(basename "$unit" .cu)"
     start=$(date +%s%N)
-    "$NVCC" -std=c++17 -O3 "${gencode[@]}" -I"$src" -I"$kernels" -c "$unit" -o "$out/$name.o" || exit 255
+    "$NVCC" -std=c++17 -O3 "${gencode[@]}" -I"$kernels" -include "$src/rope_kv_config.h" -c "$unit" -o "$out/$name.o" || exit 255
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
     printf "%s %d.%03d %d\n" "$name" $((ms / 1000)) $((ms % 1000)) "$(stat -c %s "$out/$name.o")"
 ' _ {}

@@ -166,25 +166,34 @@ __device__ __forceinline__ uint32_t bf16x2_bits(float a, float b) {
   return *reinterpret_cast<const uint32_t*>(&packed);
 }
 
-// kSaturate: saturate to +-kFp8Max first (fminf(fmaxf(x, -max), max), so NaN becomes -kFp8Max),
-// as the per-tensor scaled values need: cvt.rn.satfinite alone saturates at 448 whatever fp8_max
-// says. Block-scaled values never exceed kFp8Max (the scale puts the block amax at or below it),
-// so they skip it. Then round to nearest-even e4m3.
-template <bool kSaturate>
+// What an fp32 value goes through before cvt.rn.satfinite (which saturates finite values at 448
+// whatever fp8_max says, and turns NaN into 0x7F):
+// - kSaturate (the per-tensor scaled values): clamp to +-kFp8Max;
+// - kNanToNegativeMax (fp8_nan negative_max, vLLM 0.33.0): NaN becomes -kFp8Max, as
+//   fminf(fmaxf(x, -max), max) makes it. Block-scaled values never exceed kFp8Max (the scale puts
+//   the block amax at or below it), so there fmaxf(x, -max) alone does it;
+// - without kNanToNegativeMax a NaN stays NaN (e4m3_nan).
+template <bool kSaturate, bool kNanToNegativeMax>
 __device__ __forceinline__ float saturate_fp8(float x) {
-  if constexpr (kSaturate) {
+  if constexpr (kSaturate && kNanToNegativeMax) {
     return fminf(fmaxf(x, -kFp8Max), kFp8Max);
+  } else if constexpr (kSaturate) {
+    return isnan(x) ? x : fminf(fmaxf(x, -kFp8Max), kFp8Max);
+  } else if constexpr (kNanToNegativeMax) {
+    return fmaxf(x, -kFp8Max);
   } else {
     return x;
   }
 }
 
-template <bool kSaturate>
+template <bool kSaturate, bool kNanToNegativeMax>
 __device__ __forceinline__ uint32_t e4m3x4_bits(float a, float b, float c, float d) {
   const uint32_t lo = __nv_cvt_float2_to_fp8x2(
-      make_float2(saturate_fp8<kSaturate>(a), saturate_fp8<kSaturate>(b)), __NV_SATFINITE, __NV_E4M3);
+      make_float2(saturate_fp8<kSaturate, kNanToNegativeMax>(a), saturate_fp8<kSaturate, kNanToNegativeMax>(b)),
+      __NV_SATFINITE, __NV_E4M3);
   const uint32_t hi = __nv_cvt_float2_to_fp8x2(
-      make_float2(saturate_fp8<kSaturate>(c), saturate_fp8<kSaturate>(d)), __NV_SATFINITE, __NV_E4M3);
+      make_float2(saturate_fp8<kSaturate, kNanToNegativeMax>(c), saturate_fp8<kSaturate, kNanToNegativeMax>(d)),
+      __NV_SATFINITE, __NV_E4M3);
   return lo | (hi << 16);
 }
 
@@ -260,11 +269,13 @@ __device__ __forceinline__ void store_bf16(uint8_t* dst, const float (&v)[kValue
   }
 }
 
-template <bool kSaturate>
+template <bool kSaturate, bool kNanToNegativeMax>
 __device__ __forceinline__ void store_e4m3(uint8_t* dst, const float (&v)[kValuesPerLane]) {
   store_record(reinterpret_cast<uint4*>(dst), make_uint4(
-      e4m3x4_bits<kSaturate>(v[0], v[1], v[2], v[3]), e4m3x4_bits<kSaturate>(v[4], v[5], v[6], v[7]),
-      e4m3x4_bits<kSaturate>(v[8], v[9], v[10], v[11]), e4m3x4_bits<kSaturate>(v[12], v[13], v[14], v[15])));
+      e4m3x4_bits<kSaturate, kNanToNegativeMax>(v[0], v[1], v[2], v[3]),
+      e4m3x4_bits<kSaturate, kNanToNegativeMax>(v[4], v[5], v[6], v[7]),
+      e4m3x4_bits<kSaturate, kNanToNegativeMax>(v[8], v[9], v[10], v[11]),
+      e4m3x4_bits<kSaturate, kNanToNegativeMax>(v[12], v[13], v[14], v[15])));
 }
 
 // GPT-J interleaved RoPE on this lane's pairs (rope_style gptj_interleaved): pair i is dims
@@ -340,15 +351,28 @@ __device__ __forceinline__ float group_amax(const float (&v)[kValuesPerLane]) {
 // kFp8Max's. (vLLM's ceilf(log2f(amax / 448)) gives the same byte for every finite amax of 11 or
 // fewer significant bits, which is every amax of a row rounded to bf16 or fp16 first: its
 // quotient is never within log2f's error of a power of two unless it is one.)
+// kNanScaleForInf (infinite_amax nan_scale): an infinite amax gets 255, as vLLM's
+// fminf(ceilf(log2f(inf)) + 127, 255) does; otherwise inf's exponent field gives 247. The amax
+// is never NaN: fmaxf drops NaN operands (group_amax).
+template <bool kNanScaleForInf>
 __device__ __forceinline__ int ue8m0_scale(float amax, float floor) {
   const uint32_t bits = __float_as_uint(fmaxf(amax, floor));
+  if constexpr (kNanScaleForInf) {
+    if (bits >= 0x7f800000u) return 255;
+  }
   const int exponent_field = static_cast<int>(bits >> 23);
   const int byte = exponent_field - kFp8MaxExponent + ((bits & 0x7fffffu) > kFp8MaxMantissa ? 1 : 0);
   return min(max(byte, kE8M0Min), kE8M0Max);
 }
 
-// 2^(127 - byte), built from its bits: the values are multiplied by the reciprocal scale.
+// 2^(127 - byte), built from its bits: the values are multiplied by the reciprocal scale. Byte
+// 255 (kNanScaleForInf's infinite block) gives 0, vLLM's exp2f(-inf): finite values store +-0,
+// infinities NaN.
+template <bool kNanScaleForInf>
 __device__ __forceinline__ float ue8m0_reciprocal(int byte) {
+  if constexpr (kNanScaleForInf) {
+    if (byte == 255) return 0.0f;
+  }
   return __uint_as_float(static_cast<uint32_t>(2 * kE8M0Bias - byte) << 23);
 }
 
@@ -531,18 +555,18 @@ __device__ __forceinline__ void store_kv_record(const RopeKvParams& p, int64_t b
   int scale = 0;  // block-scaled formats: this lane's UE8M0 byte, stored last (v is dead then)
   if constexpr (Traits::kLanesPerScale > 0) {
     const float amax = group_amax<Traits::kLanesPerScale>(v);
-    scale = ue8m0_scale(amax, Traits::kAmaxFloor);
+    scale = ue8m0_scale<Traits::kNanScaleForInf>(amax, Traits::kAmaxFloor);
     if (lane < Traits::kFp8Lanes) {
-      const float reciprocal = ue8m0_reciprocal(scale);
+      const float reciprocal = ue8m0_reciprocal<Traits::kNanScaleForInf>(scale);
 #pragma unroll
       for (int i = 0; i < kValuesPerLane; ++i) v[i] = __fmul_rn(v[i], reciprocal);
-      store_e4m3<false>(record + lane * kValuesPerLane, v);
+      store_e4m3<false, Traits::kNanToNegativeMax>(record + lane * kValuesPerLane, v);
     }
   } else if constexpr (Traits::kPerTensorScale) {
     if (lane < Traits::kFp8Lanes) {
 #pragma unroll
       for (int i = 0; i < kValuesPerLane; ++i) v[i] = fp8_divide(v[i], divisor);
-      store_e4m3<true>(record + lane * kValuesPerLane, v);
+      store_e4m3<true, Traits::kNanToNegativeMax>(record + lane * kValuesPerLane, v);
     }
   }
   if constexpr (Traits::kBf16Values > 0) {

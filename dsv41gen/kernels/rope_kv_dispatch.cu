@@ -5,7 +5,11 @@
 #include <iterator>
 #include <string>
 
-#include "rope_kv_config.h"
+// The variant's rope_kv_config.h is pre-included (-include, by its path): its generated
+// directory is on no include path (rope_kv_loader.include_flags).
+#ifndef DSV41GEN_ROPE_KV_NAMESPACE
+  #error "compile with -include <csrc/<variant>>/rope_kv_config.h (rope_kv_loader.include_flags)"
+#endif
 
 namespace DSV41GEN_ROPE_KV_NAMESPACE::rope_kv {
 namespace {

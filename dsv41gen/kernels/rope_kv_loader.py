@@ -55,6 +55,35 @@ def arch_flags(capability: tuple[int, int]) -> list[str]:
     return [f"-gencode=arch=compute_{arch}{suffix},code=sm_{arch}{suffix}"]
 
 
+# The one file of a variant's generated directory its extension reads besides its units.
+CONFIG_HEADER = "rope_kv_config.h"
+
+
+@dataclass(frozen=True)
+class IncludeFlags:
+    """Where a variant's extension finds its headers: its generated directory provides only its
+    configuration header.
+
+    That directory is a pull request's to change, and is on no search path: its
+    ``rope_kv_config.h`` is pre-included into every unit by its absolute path (``-include``),
+    and nothing else is read from it. dsv41gen's kernel sources are included as
+    ``<rope_kv_*.h>`` from the one ``-I`` directory, ``kernels_dir``. On ``-I`` (as it was),
+    the directory came first for every include, a planted ``rope_kv_common.h``,
+    ``cuda_bf16.h`` or ``torch/library.h`` included in place of the real one; on the quote
+    path (``-iquote``) it would still provide the ``cuda_runtime.h`` nvcc pre-includes, which
+    is looked up like a quoted include."""
+
+    include_paths: tuple[str, ...]  # -I: dsv41gen's kernel sources only
+    cflags: tuple[str, ...]  # the host C++ compiler's pre-include of the configuration
+    cuda_cflags: tuple[str, ...]  # the same, for nvcc
+
+
+def include_flags(csrc_dir: Path, kernels_dir: Path = KERNELS_DIR) -> IncludeFlags:
+    """The include flags of one variant's extension (see IncludeFlags)."""
+    config = ("-include", str(csrc_dir / CONFIG_HEADER))
+    return IncludeFlags(include_paths=(str(kernels_dir),), cflags=config, cuda_cflags=config)
+
+
 def sources(csrc_dir: Path, units: Sequence[str], kernels_dir: Path = KERNELS_DIR) -> list[str]:
     """Every source of one variant's extension: the generic ones, then the variant's units."""
     return [str(kernels_dir / name) for name in GENERIC_SOURCES] + [
@@ -82,6 +111,7 @@ def load(
 
     capability = torch.cuda.get_device_capability()
     files = sources(csrc_dir, units, kernels_dir)
+    includes = include_flags(csrc_dir, kernels_dir)
     # The first build compiles every source with nvcc (a minute or more): say so instead of
     # staying silent; later loads reuse torch's build cache and return at once.
     print(
@@ -94,9 +124,14 @@ def load(
     cpp_extension.load(
         name=extension_name,
         sources=files,
-        extra_include_paths=[str(csrc_dir), str(kernels_dir)],
-        extra_cflags=["-O3"],
-        extra_cuda_cflags=[*NVCC_FLAGS, *extra_cuda_flags, *arch_flags(capability)],
+        extra_include_paths=list(includes.include_paths),
+        extra_cflags=["-O3", *includes.cflags],
+        extra_cuda_cflags=[
+            *NVCC_FLAGS,
+            *includes.cuda_cflags,
+            *extra_cuda_flags,
+            *arch_flags(capability),
+        ],
         build_directory=build_directory,
         verbose=verbose,
         is_python_module=False,

@@ -18,18 +18,23 @@ Rounding, step by step (the kernels use the same explicitly rounded fp32 operati
   a butterfly over the lanes; r = rsqrt(fma(s, 1 / head_dim, eps)) (fma_rsqrt: the GPU's rsqrtf,
   matched by torch.rsqrt on CUDA tensors only) or 1 / sqrt(s / head_dim + eps) (exact); Q is
   rounded once, to its input dtype, at the end;
-- UE8M0 block scales (MX rule): amax = max(max|x|, the format's amax_floor); the scale byte is
-  clamp(ceil(log2(amax / fp8_max)) + e8m0_bias, e8m0_min, e8m0_max), read exactly off amax's
-  exponent and mantissa bits (no rounded division); values are multiplied by 2^(127 - byte),
-  built from its bits, then saturated to +-fp8_max (fminf(fmaxf(x, -max), max): NaN becomes
-  -fp8_max) and rounded to nearest-even e4m3;
+- UE8M0 block scales (MX rule): amax = max(max|x|, the format's amax_floor), NaN values taking
+  no part (fmaxf); the scale byte is clamp(ceil(log2(amax / fp8_max)) + e8m0_bias, e8m0_min,
+  e8m0_max), read exactly off amax's exponent and mantissa bits (no rounded division); values
+  are multiplied by 2^(127 - byte), built from its bits, and rounded to nearest-even e4m3
+  (cvt.rn.satfinite: finite values saturate, NaN is 0x7F);
+- infinite_amax nan_scale: an infinite amax gets byte 255 and the reciprocal 0 (vLLM's
+  exp2f(-inf)): the block's finite values become +-0, its infinities NaN; largest_scale: the
+  byte of inf's exponent field, the infinities saturate;
+- fp8_nan negative_max: NaN becomes -fp8_max before the conversion (fmaxf(x, -max));
 - a per-tensor fp8 cache stores e4m3(x * RN(1 / scale)) (per_tensor_scaling reciprocal_multiply)
-  or e4m3(x / scale) with IEEE division (divide), saturated;
+  or e4m3(x / scale) with IEEE division (divide), saturated to +-fp8_max first;
 - bf16 cache values are the fp32 values rounded to nearest-even bf16;
 - the record layouts: token_data_then_scales (per block, every token's data, then every token's
   scales) and interleaved (each token's data, then its own scales: vLLM 0.33.0's 528 B record).
 
-Non-finite inputs and positions outside cos_sin_cache are outside the contract.
+Non-finite inputs (and rotations that overflow fp32 or the kv dtype) follow the same rules;
+positions outside cos_sin_cache are outside the contract.
 """
 
 from __future__ import annotations
@@ -86,6 +91,8 @@ class CacheFormat:
     round_to_input: bool  # round_before_quantize input_dtype
     amax_floor: float  # amax_floor, as the fp32 value the kernel holds (0: no block scales)
     reciprocal_scale: bool  # per_tensor_scaling reciprocal_multiply
+    nan_scale_for_inf: bool  # infinite_amax nan_scale
+    nan_to_negative_max: bool  # fp8_nan negative_max
 
 
 @dataclass(frozen=True)
@@ -149,25 +156,60 @@ class RopeKvReference:
             return torch.rsqrt(fma(total, scale, torch.full_like(total, eps)))
         return torch.sqrt(total / self.head_dim + eps).reciprocal()
 
-    def ue8m0_scale(self, amax: torch.Tensor, floor: float) -> torch.Tensor:
+    @staticmethod
+    def block_amax(groups: torch.Tensor) -> torch.Tensor:
+        """max |x| over the last dimension with NaN taking no part (the kernel's fmaxf, which
+        returns the other operand), from 0: a block of NaN only has amax 0."""
+        magnitudes = groups.abs()
+        return torch.where(magnitudes.isnan(), 0.0, magnitudes).amax(dim=-1)
+
+    def ue8m0_scale(
+        self, amax: torch.Tensor, floor: float, nan_scale_for_inf: bool = False
+    ) -> torch.Tensor:
         """UE8M0 scale bytes (int32) of fp32 block maxima: ceil(log2(max(amax, floor) /
-        fp8_max)) + bias, exact; floor is held in fp32, as the kernel's float literal is."""
+        fp8_max)) + bias, exact; floor is held in fp32, as the kernel's float literal is.
+        nan_scale_for_inf: an infinite amax gets 255."""
         floor32 = torch.tensor(floor, dtype=torch.float32, device=amax.device)
         bits = torch.maximum(amax, floor32).view(torch.int32)
         round_up = ((bits & 0x7FFFFF) > self.fp8_max_mantissa).to(torch.int32)
-        scale = (bits >> 23) - self.fp8_max_exponent + round_up
-        return scale.clamp(self.e8m0_min, self.e8m0_max)
+        scale = ((bits >> 23) - self.fp8_max_exponent + round_up).clamp(
+            self.e8m0_min, self.e8m0_max
+        )
+        if nan_scale_for_inf:
+            scale = torch.where(amax.isinf(), 255, scale)
+        return scale
 
     def ue8m0_reciprocal(self, scale: torch.Tensor) -> torch.Tensor:
-        """2^(e8m0_bias - scale) as fp32, built from its bits."""
-        return ((2 * self.e8m0_bias - scale) << 23).view(torch.float32)
+        """2^(e8m0_bias - scale) as fp32, built from its bits; byte 255 (an infinite block under
+        nan_scale) gives 0."""
+        reciprocal = ((2 * self.e8m0_bias - scale) << 23).view(torch.float32)
+        return torch.where(scale == 255, 0.0, reciprocal)
 
-    def to_e4m3(self, x: torch.Tensor) -> torch.Tensor:
-        """Round-to-nearest-even e4m3 bytes of fp32 x, saturated first as the kernel does it,
-        fminf(fmaxf(x, -fp8_max), fp8_max): NaN becomes -fp8_max."""
+    def to_e4m3(
+        self, x: torch.Tensor, saturate: bool = True, nan_to_negative_max: bool = True
+    ) -> torch.Tensor:
+        """Round-to-nearest-even e4m3 bytes of fp32 x as the kernel stores them: saturate clamps
+        to +-fp8_max first (the per-tensor scaled values); nan_to_negative_max (fp8_nan
+        negative_max) turns NaN into -fp8_max, as fminf(fmaxf(x, -max), max) does; otherwise
+        NaN is e4m3's 0x7F (torch writes 0x7F or 0xFF by the sign: the kernel's conversion
+        drops it). Finite values beyond 448 saturate, as cvt.rn.satfinite does."""
         limit = torch.tensor(self.fp8_max, dtype=torch.float32, device=x.device)
-        saturated = torch.fmin(torch.fmax(x, -limit), limit)
-        return saturated.to(torch.float8_e4m3fn).view(torch.uint8)
+        nan = x.isnan()
+        if saturate:
+            x = torch.where(nan, x, torch.clamp(x, -limit, limit))
+        if nan_to_negative_max:
+            x = torch.where(nan, -limit, x)
+        finite_max = torch.tensor(torch.finfo(torch.float8_e4m3fn).max, device=x.device)
+        x = torch.where(nan, x, torch.clamp(x, -finite_max, finite_max))
+        out = x.to(torch.float8_e4m3fn).view(torch.uint8)
+        return torch.where(x.isnan(), 0x7F, out).to(torch.uint8)
+
+    @staticmethod
+    def to_bf16(x: torch.Tensor) -> torch.Tensor:
+        """Round-to-nearest-even bf16 of fp32 x as the kernel's cvt.rn.bf16x2.f32 stores it:
+        every NaN is the canonical 0x7FFF (torch keeps the sign and writes 0x7FC0 / 0xFFC0)."""
+        bits = x.to(torch.bfloat16).view(torch.int16)
+        return torch.where(x.isnan(), 0x7FFF, bits).to(torch.int16).view(torch.bfloat16)
 
     def encode_kv(
         self,
@@ -187,9 +229,11 @@ class RopeKvReference:
                 values = values.to(dtype).float()
             if fmt.scale_group:
                 groups = values.unflatten(1, (-1, fmt.scale_group))
-                scale = self.ue8m0_scale(groups.abs().amax(dim=-1), fmt.amax_floor)
+                amax = self.block_amax(groups)
+                scale = self.ue8m0_scale(amax, fmt.amax_floor, fmt.nan_scale_for_inf)
                 scaled = groups * self.ue8m0_reciprocal(scale).unsqueeze(-1)
-                parts.append(self.to_e4m3(scaled).flatten(1))
+                encoded = self.to_e4m3(scaled, False, fmt.nan_to_negative_max)
+                parts.append(encoded.flatten(1))
                 padding = scale.new_zeros(scale.shape[0], fmt.scale_bytes - scale.shape[1])
                 scales = torch.cat((scale, padding), dim=1).to(torch.uint8)
             else:
@@ -199,11 +243,12 @@ class RopeKvReference:
                     )
                 if fmt.reciprocal_scale:
                     reciprocal = torch.ones_like(fp8_scale).div(fp8_scale)
-                    parts.append(self.to_e4m3(values * reciprocal))
+                    quotient = values * reciprocal
                 else:
-                    parts.append(self.to_e4m3(values / fp8_scale))
+                    quotient = values / fp8_scale
+                parts.append(self.to_e4m3(quotient, True, fmt.nan_to_negative_max))
         if fmt.bf16_values:
-            parts.append(x[:, fmt.fp8_values :].to(torch.bfloat16).view(torch.uint8))
+            parts.append(self.to_bf16(x[:, fmt.fp8_values :]).view(torch.uint8))
         return torch.cat(parts, dim=1), scales
 
     def kv_rope_insert(

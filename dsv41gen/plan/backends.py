@@ -45,6 +45,8 @@ class BackendClassPlan:
     source: str
     name: str  # get_name() always differs: registered names are unique
     block_sizes: BlockSizesPlan | None  # None: inherited
+    head_sizes: tuple[int, ...] | None  # None: inherited
+    head_sizes_source: str | None
     rocm_query_lens_mismatch: str | None  # source ref when overridden
     kv_cache_layouts: tuple[str, ...] | None
     kv_cache_layouts_source: str | None
@@ -75,6 +77,10 @@ class BackendClassPlan:
     @property
     def builder_ident(self) -> Identifier | None:
         return Identifier(self.builder) if self.builder else None
+
+    @property
+    def head_sizes_py(self) -> PyLiteral:
+        return PyLiteral(list(self.head_sizes or ()))
 
     @property
     def kv_cache_layouts_py(self) -> PyCode:
@@ -124,25 +130,71 @@ class BackendsPlan:
 
 def _block_sizes(sizes: KernelBlockSizes, source: str) -> BlockSizesPlan:
     by_family = tuple(
-        (int(family.value[2:]), values)
-        for family, values in sizes.by_family
-        if values != sizes.default
+        (family.number, values) for family, values in sizes.by_family if values != sizes.default
     )
     return BlockSizesPlan(by_family, sizes.default, sizes.note, source)
 
 
 def _unique_backends(family: Family) -> list[tuple[str, AttentionBackend]]:
-    """(declaring variant, backend) once per key; a child that inherits an entry unchanged does
-    not emit it again (validation already rejected two different entries under one key)."""
+    """(declaring variant, backend) once per key, parents before children; a child that
+    inherits an entry unchanged does not emit it again (validation already rejected two
+    different entries under one key)."""
+    return parent_first(_unique_backends_of(family.variants))
+
+
+def _unique_backends_of(variants) -> list[tuple[str, AttentionBackend]]:
     seen: dict[str, AttentionBackend] = {}
     ordered = []
-    for variant in family.variants:
+    for variant in variants:
         for backend in variant.backends:
             if backend.key in seen:
                 continue
             seen[backend.key] = backend
             ordered.append((variant.name, backend))
     return ordered
+
+
+class BackendCycle(ValueError):
+    """Backends of a family whose parents lead back to themselves: no class can come first."""
+
+    def __init__(self, cycle: tuple[str, ...]):
+        super().__init__(" -> ".join(cycle))
+        self.cycle = cycle  # the first name again at the end
+
+
+def parent_first(
+    backends: list[tuple[str, AttentionBackend]],
+) -> list[tuple[str, AttentionBackend]]:
+    """The (variant, backend) pairs ordered so that every class comes after its parent class
+    of the family (Python binds a base class when the class statement runs, so a child emitted
+    first raises NameError on import), and otherwise in the order the specs declare them.
+    Iterative: a long chain of subclasses must not meet the recursion limit. Raises
+    BackendCycle."""
+    by_key = {backend.key: (variant, backend) for variant, backend in backends}
+    placed: set[str] = set()
+    ordered = []
+    for _, backend in backends:
+        chain: list[str] = []  # backend, its parent, ... up to one already placed or a root
+        key: str | None = backend.key
+        while key in by_key and key not in placed:
+            if key in chain:
+                raise BackendCycle(tuple(chain[chain.index(key) :]) + (key,))
+            chain.append(key)
+            key = by_key[key][1].parent
+        for key in reversed(chain):
+            placed.add(key)
+            ordered.append(by_key[key])
+    return ordered
+
+
+def backend_cycle(variants) -> tuple[str, ...] | None:
+    """The first cycle among the family's backend parents (names, the first again at the
+    end), or None: a family check reports it where the spec names the parent."""
+    try:
+        parent_first(_unique_backends_of(variants))
+    except BackendCycle as cycle:
+        return cycle.cycle
+    return None
 
 
 def effective_field(key: str | None, field: str, by_key: dict[str, AttentionBackend]):
@@ -206,6 +258,8 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
             backend.supported_kv_cache_layouts if overrides("supported_kv_cache_layouts") else None
         )
         builder = backend.metadata_builder if overrides("metadata_builder") else None
+        heads = backend.supported_head_sizes if overrides("supported_head_sizes") else None
+        parent_heads = effective_field(backend.parent, "supported_head_sizes", by_key)
         inherited = tuple(
             label
             for label, present in (
@@ -213,6 +267,7 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
                 ("get_builder_cls", builder is not None),
                 ("supports_device_cpu_query_lens_mismatch", rocm is not None),
                 ("supported_kv_cache_layouts", layouts is not None),
+                ("get_supported_head_sizes", heads is not None or parent_heads is None),
             )
             if not present and inherited_from_family
         )
@@ -224,6 +279,10 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
                 source=ref(variant, *here),
                 name=backend.name,
                 block_sizes=block,
+                head_sizes=heads,
+                head_sizes_source=ref(variant, *here, "supported_head_sizes")
+                if heads is not None
+                else None,
                 rocm_query_lens_mismatch=rocm,
                 kv_cache_layouts=layouts,
                 kv_cache_layouts_source=ref(variant, *here, "supported_kv_cache_layouts")

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..codegen_values import DottedPath, Identifier
+from ..spec.engine_facts import VLLM_VERSION
 
-VLLM_VERSION = "0.33.0"
+__all__ = ["VLLM_VERSION"]  # the fact lives in spec/engine_facts.py; planners import it here
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,9 @@ ENGINE_DISTRIBUTION = "vllm"
 @dataclass(frozen=True)
 class EngineFunction:
     module: str
-    owner: str  # the class that defines the function; "" for a module-level table (a dict)
+    # the class that defines the function; "": a module-level function (static True) or a
+    # module-level table, a dict (static False)
+    owner: str
     attribute: str
     static: bool  # a staticmethod (True) or a plain method taking self (False)
     parameters: tuple[str, ...]  # inspect.signature(...).parameters, in order
@@ -121,10 +124,15 @@ SPARSE_MLA_BACKENDS = UnhookableSite(
     "chosen by registered name through vLLM's attention selector; the spec names these "
     "backends and their block sizes, not classes, so there is nothing to put in their place",
 )
-DSPARK_KV_LAYOUT = UnhookableSite(
-    "(no function in vLLM 0.33.0)",
-    "the DSpark draft model class builds its layers from the target's config; no config or "
-    "runner function decides whether the draft shares the target's KV layout",
+# Which attention backend a DSpark draft gets when the user names none: the target's for
+# drafts whose layers share its KV layout (v1/worker/gpu/spec_decode/dspark/utils.py, a
+# module function its caller looks up in the module at each call).
+DSPARK_ATTENTION_BACKEND = EngineFunction(
+    "vllm.v1.worker.gpu.spec_decode.dspark.utils",
+    "",
+    "_resolve_dspark_attention_backend",
+    True,
+    ("draft_model_config", "draft_backend", "target_backend"),
 )
 EAGLE_STYLE_FALLBACK = UnhookableSite(
     "(no function in vLLM 0.33.0)",
@@ -152,3 +160,48 @@ METHODS_AFTER_MTP = ("dflash", "ngram_gpu", "dspark")
 SPECULATIVE_METHODS = METHODS_BEFORE_MTP + MTP_MODEL_TYPES + METHODS_AFTER_MTP
 # The pydantic dataclass whose `method` field rejects the name (the error's title).
 SPECULATIVE_CONFIG_TITLE = "SpeculativeConfig"
+
+
+@dataclass(frozen=True)
+class EngineSet:
+    """An engine-wide set of architecture names that changes what the engine does for its
+    members (architectures.<name>.engine_sets). ``attribute`` is a module-level frozenset the
+    plugin widens, or, with ``reader``, a module function that returns the set in force on the
+    platform (``platform``: the one where its answer is this set; "" for every other)."""
+
+    module: str
+    attribute: str
+    reader: bool
+    platform: str
+    what: str  # what membership does, for explain and docs
+
+
+# vLLM 0.33.0's sets keyed on the architecture name (the schema's engine_sets enum; a third
+# family picks its memberships from the same names).
+ENGINE_SETS: dict[str, EngineSet] = {
+    # config/vllm.py: VllmConfig turns VLLM_USE_BREAKABLE_CUDAGRAPH on for these (the model runs
+    # without torch.compile's piecewise graphs); read through an lru_cache'd function
+    "breakable_cudagraph": EngineSet(
+        "vllm.config.vllm",
+        "default_breakable_cudagraph_architectures",
+        True,
+        "",
+        "breakable CUDA graphs by default (VLLM_USE_BREAKABLE_CUDAGRAPH=1)",
+    ),
+    # the same function's answer on ROCm: a set of its own (a literal inside the function)
+    "breakable_cudagraph_rocm": EngineSet(
+        "vllm.config.vllm",
+        "default_breakable_cudagraph_architectures",
+        True,
+        "rocm",
+        "breakable CUDA graphs by default on ROCm",
+    ),
+    # config/kernel.py: the MoE backends that may use FlashInfer's expert parallelism
+    "flashinfer_moe_ep": EngineSet(
+        "vllm.config.kernel",
+        "FLASHINFER_MOE_EP_ARCHITECTURES",
+        False,
+        "",
+        "FlashInfer MoE expert parallelism allowed",
+    ),
+}

@@ -69,6 +69,27 @@ class UnhookedSite:
 
 
 @dataclass(frozen=True)
+class EngineSetPlan:
+    """One engine-wide set keyed on the architecture name and the family's members of it."""
+
+    name: str  # the spec's name (architectures.<name>.engine_sets)
+    target: engine.EngineSet
+    members: tuple[tuple[str, Comment], ...]  # (architecture, the spec field that decides)
+
+    @property
+    def py(self) -> LiteralView:
+        return LiteralView(self)
+
+    @property
+    def target_py(self) -> LiteralView:
+        return LiteralView(self.target)
+
+    @property
+    def member_rows(self) -> tuple[tuple[PyLiteral, Comment], ...]:
+        return tuple((PyLiteral(a), source) for a, source in self.members)
+
+
+@dataclass(frozen=True)
 class PluginPlan:
     family: str
     engine_requirement: str  # "vllm==0.33.0"
@@ -77,8 +98,6 @@ class PluginPlan:
     model_types: tuple[tuple[str, Comment], ...]  # (model_type, source), family order
     hooked: tuple[HookedSite, ...]
     unhooked: tuple[UnhookedSite, ...]
-    # speculative methods whose draft quantization follows the target's (target_quantization)
-    quantization_methods: tuple[str, ...]
     # (model_type, the parent variant's model_type, source): whose HF config class a variant's
     # config takes when the engine knows no class for its own model_type
     config_parents: tuple[tuple[str, str, Comment], ...]
@@ -88,6 +107,18 @@ class PluginPlan:
     # some variant's method has no default num_speculative_tokens (default: none), on which the
     # engine crashes (vLLM 0.33.0's MTP): the hook puts the spec's refusal in place of the crash
     refuses_unset_num_speculative_tokens: bool = False
+    engine_sets: tuple[EngineSetPlan, ...] = ()
+    # (a DSpark draft's model_type, whether its layers share the target's KV layout, source)
+    dspark_kv_layouts: tuple[tuple[str, bool, Comment], ...] = ()
+
+    @property
+    def dspark_kv_layout_rows(self) -> tuple[tuple[PyLiteral, PyLiteral, Comment], ...]:
+        return tuple((PyLiteral(m), PyLiteral(r), s) for m, r, s in self.dspark_kv_layouts)
+
+    @property
+    def engine_set_platforms_py(self) -> PyLiteral:
+        """The platforms some engine set answers for on its own (e.g. "rocm")."""
+        return PyLiteral(tuple(sorted({s.target.platform for s in self.engine_sets} - {""})))
 
     @property
     def py(self) -> LiteralView:
@@ -174,14 +205,6 @@ class _TomlView:
         return TomlString(getattr(self._of, name))
 
 
-def _methods_with(family: Family, attribute: str) -> tuple[str, ...]:
-    return tuple(
-        m.value
-        for m in Method
-        if any(getattr(v.method(m), attribute, False) for v in family.variants)
-    )
-
-
 ATTENTION_SITE_PREFIX = "attention_backends."
 
 
@@ -218,6 +241,54 @@ def _backend_replacements(family: Family, sources: SourceMap):
     # choice stays vLLM's (a replacement table keyed twice would also repeat a key, ruff F601).
     keys = [(r[0], r[1]) for r in out]
     return [r for r in out if keys.count((r[0], r[1])) == 1]
+
+
+def engine_set_members(family: Family) -> dict[str, dict[str, tuple[str, str, tuple[str, ...]]]]:
+    """Per variant, per architecture: (the variant and the architecture whose entry states its
+    engine sets, the sets).
+    An architecture that states none takes those of the nearest ancestor's architecture of the
+    same module and class (a child's new name for its parent's model class runs the same
+    model, so the engine treats it the same); else it is in none."""
+    by_name = {v.name: v for v in family.variants}
+    out: dict[str, dict[str, tuple[str, str, tuple[str, ...]]]] = {}
+    for variant in family.variants:  # parents first
+        own = {}
+        for architecture in variant.architectures:
+            if architecture.engine_sets is not None:
+                own[architecture.name] = (variant.name, architecture.name, architecture.engine_sets)
+                continue
+            parent = variant.parent
+            while parent is not None:
+                twin = next(
+                    (
+                        a
+                        for a in by_name[parent].architectures
+                        if (a.module, a.class_name) == (architecture.module, architecture.class_name)
+                    ),
+                    None,
+                )
+                if twin is not None:
+                    own[architecture.name] = out[parent][twin.name]
+                    break
+                parent = by_name[parent].parent
+            else:
+                own[architecture.name] = (variant.name, architecture.name, ())
+        out[variant.name] = own
+    return out
+
+
+def _engine_sets(family: Family, sources: SourceMap) -> tuple[EngineSetPlan, ...]:
+    members: dict[str, dict[str, Comment]] = {}
+    for variant, architectures in engine_set_members(family).items():
+        for architecture, (stated_by, entry, sets) in architectures.items():
+            for name in sets:
+                members.setdefault(name, {}).setdefault(
+                    architecture, sources.ref(stated_by, "architectures", entry, "engine_sets")
+                )
+    return tuple(
+        EngineSetPlan(name, engine.ENGINE_SETS[name], tuple(sorted(members[name].items())))
+        for name in sorted(members)
+    )
 
 
 def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
@@ -312,6 +383,21 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
                 replacements[0][3],
             )
         )
+    kv_layouts = _dspark_kv_layouts(family, sources)
+    if kv_layouts:
+        hooked.append(
+            HookedSite(
+                SiteName.DSPARK_KV_LAYOUT.value,
+                engine.DSPARK_ATTENTION_BACKEND,
+                "dspark_attention_backend",
+                True,
+                (
+                    "speculative.methods.dspark.reuses_target_kv_layout",
+                    "speculative.methods.dspark.draft_model_type",
+                ),
+                kv_layouts[0][2],
+            )
+        )
     if any(v.runner.forbidden_modes for v in family.variants):
         hooked.append(
             HookedSite(
@@ -335,12 +421,33 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
         ),
         hooked=tuple(hooked),
         unhooked=_unhooked(family),
-        quantization_methods=_methods_with(family, "target_quantization"),
         config_parents=config_parents,
         backend_replacements=tuple(r[:4] for r in replacements),
         refuses_unset_num_speculative_tokens=any(
             m.num_speculative_tokens.required for v in family.variants for m in v.methods
         ),
+        engine_sets=_engine_sets(family, sources),
+        dspark_kv_layouts=kv_layouts,
+    )
+
+
+def _dspark_kv_layouts(family: Family, sources: SourceMap) -> tuple[tuple[str, bool, Comment], ...]:
+    """Per DSpark draft model_type: whether its layers share the target's KV layout (and so
+    take the target's attention backend). A draft model_type two variants answer differently
+    for says nothing to go by: vLLM's own answer stays."""
+    answers: dict[str, list[tuple[bool, Comment]]] = {}
+    for variant in family.variants:
+        method = variant.method(Method.DSPARK)
+        if method is None:
+            continue
+        source = sources.ref(variant.name, "speculative", "methods", "dspark")
+        answers.setdefault(method.draft_model_type, []).append(
+            (method.reuses_target_kv_layout, source)
+        )
+    return tuple(
+        (model_type, given[0][0], given[0][1])
+        for model_type, given in sorted(answers.items())
+        if len({answer for answer, _ in given}) == 1
     )
 
 
@@ -382,14 +489,6 @@ def _unhooked(family: Family) -> tuple[UnhookedSite, ...]:
                 engine.COMPRESS_RATIO_CHECK,
             )
         )
-    if _methods_with(family, "reuses_target_kv_layout"):
-        out.append(
-            (
-                SiteName.DSPARK_KV_LAYOUT,
-                ("speculative.methods.<method>.reuses_target_kv_layout",),
-                engine.DSPARK_KV_LAYOUT,
-            )
-        )
     return tuple(
         UnhookedSite(name.value, site.where, reads, site.reason) for name, reads, site in out
     )
@@ -399,13 +498,26 @@ def site_table(plan: PluginPlan) -> list[list[str]]:
     """Rows for ``explain``: site, vLLM function, hook, spec fields read."""
     rows = []
     for site in plan.hooked:
-        if site.target.owner == "":
+        if site.target.owner == "" and not site.target.static:
             hook = f"plugin.{site.hook} (adds the family's model_types the engine lacks)"
         elif site.replaces:
             hook = f"plugin.{site.hook}"
         else:
             hook = "registry.register (calls it)"
         rows.append([site.name, site.target.qualified, hook, ", ".join(site.reads)])
+    for engine_set in plan.engine_sets:
+        target = engine_set.target
+        rows.append(
+            [
+                f"engine_sets.{engine_set.name}",
+                f"{target.module}.{target.attribute}"
+                + (f" (on {target.platform})" if target.platform else ""),
+                "plugin.widen_engine_sets (adds "
+                + ", ".join(a for a, _ in engine_set.members)
+                + f": {target.what})",
+                "architectures.<name>.engine_sets",
+            ]
+        )
     for site in plan.unhooked:
         rows.append([site.name, site.where, "not hooked: " + site.reason, ", ".join(site.reads)])
     return rows

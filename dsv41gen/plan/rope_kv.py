@@ -48,7 +48,9 @@ from dsv41gen.model import (
     CacheFormat,
     CacheFormatKind,
     CosSinLayout,
+    Fp8Nan,
     GridRule,
+    InfiniteAmax,
     PackedLayout,
     PerTensorScaling,
     QRmsNorm,
@@ -125,6 +127,8 @@ class CachePlan:
     round_to_input: bool
     amax_floor: float  # the spec's floor rounded to fp32 (what 1e-4f is in C++); 0: no block scales
     reciprocal_scale: bool  # per-tensor fp8: x * RN(1 / scale), else RN(x / scale)
+    nan_scale_for_inf: bool  # infinite_amax nan_scale: byte 255, reciprocal 0 (block-scaled only)
+    nan_to_negative_max: bool  # fp8_nan negative_max: fmaxf(x, -fp8_max) before the conversion
     selected_by_kv_mxfp8: bool  # uint8 caches: which packed format kv_mxfp8 selects
     description: str
 
@@ -490,6 +494,26 @@ def _reciprocal_scale(scaling: PerTensorScaling | None) -> bool:
             assert_never(scaling)
 
 
+def _nan_scale_for_inf(rule: InfiniteAmax | None) -> bool:
+    match rule:
+        case InfiniteAmax.NAN_SCALE:
+            return True
+        case InfiniteAmax.LARGEST_SCALE | None:
+            return False
+        case _:
+            assert_never(rule)
+
+
+def _nan_to_negative_max(rule: Fp8Nan | None) -> bool:
+    match rule:
+        case Fp8Nan.NEGATIVE_MAX:
+            return True
+        case Fp8Nan.E4M3_NAN | None:
+            return False
+        case _:
+            assert_never(rule)
+
+
 def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: int) -> CachePlan:
     """One cache format. validate.py (_check_cache_format, _check_cache_numerics and
     check_rope_kv_capabilities) guarantees everything asserted here."""
@@ -520,6 +544,8 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
     assert not fmt.per_tensor_scale or (fmt.fp8_values and not fmt.scale_group), fmt
     assert not fmt.fp8_values or fmt.scale_group or fmt.per_tensor_scale, fmt
     assert fmt.per_tensor_scale == (fmt.per_tensor_scaling is not None), fmt
+    assert bool(fmt.scale_group) == (fmt.infinite_amax is not None), fmt
+    assert bool(fmt.fp8_values) == (fmt.fp8_nan is not None), fmt
     parts = []
     if fmt.fp8_values:
         parts.append(f"{fmt.fp8_values} e4m3")
@@ -555,6 +581,8 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
         round_to_input=_rounds_to_input(fmt.round_before_quantize),
         amax_floor=_fp32(fmt.amax_floor),
         reciprocal_scale=_reciprocal_scale(fmt.per_tensor_scaling),
+        nan_scale_for_inf=_nan_scale_for_inf(fmt.infinite_amax),
+        nan_to_negative_max=_nan_to_negative_max(fmt.fp8_nan),
         selected_by_kv_mxfp8=fmt.kind is CacheFormatKind.MXFP8,
         description=" + ".join(parts) + layout_text,
     )

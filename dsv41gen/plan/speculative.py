@@ -53,6 +53,7 @@ class RequiredPlan(MethodMessagePlan):
 
 
 _NUM = PyCode("num")
+_DEFAULT_FROM = PyCode("default_from")
 _DISPLAY_NAME = PyCode("DISPLAY_NAMES[target_model_type]")
 
 
@@ -78,6 +79,39 @@ class TokenRuleGroup:
                 f" is above the maximum of {self.maximum} for ",
                 _DISPLAY_NAME,
                 f" with {self.label}; lower num_speculative_tokens.",
+            )
+        )
+
+    @property
+    def default_maximum_message(self) -> PyMessage:
+        """A default (read from the draft's config) above the maximum: say where it came from
+        and what to set, since the user never wrote the number."""
+        return PyMessage(
+            (
+                "num_speculative_tokens defaults to ",
+                _NUM,
+                " (",
+                _DEFAULT_FROM,
+                f"), above the maximum of {self.maximum} for ",
+                _DISPLAY_NAME,
+                f" with {self.label}; set num_speculative_tokens to at most {self.maximum}.",
+            )
+        )
+
+    @property
+    def zero_tokens_per_round_message(self) -> PyMessage:
+        """The refusal where the draft config says 0 tokens per round: vLLM 0.33.0's
+        divisibility check divides by it (ZeroDivisionError, an engine crash), so the spec's
+        rule refuses the config instead, naming what to change."""
+        return PyMessage(
+            (
+                "num_speculative_tokens:",
+                _NUM,
+                " cannot be used with n_predict=0: the draft config of ",
+                _DISPLAY_NAME,
+                f" with {self.label} says it has no layers to run "
+                "(num_nextn_predict_layers: 0); use a checkpoint whose draft has layers, or "
+                "another speculative method.",
             )
         )
 
@@ -232,6 +266,14 @@ def judged_methods(family: Family, variant: Variant) -> tuple[Method, ...]:
     return tuple(m for m in Method if m in known)
 
 
+def judges_adaptive_verification(family: Family, variant: Variant) -> bool:
+    """Whether check_adaptive_verification answers for ``variant``: only when its own lineage
+    (the variant or an ancestor) opts a method in. A child's opt-in never makes the check
+    answer for its parents or siblings; vLLM 0.33.0 itself has no such check, so a variant
+    whose lineage never opted in is let through, as before the child existed."""
+    return any(m.adaptive_verification for v in lineage(family, variant) for m in v.methods)
+
+
 def adaptive_message(variant: Variant) -> str:
     labels = sorted(m.label for m in variant.methods if m.adaptive_verification)
     if not labels:
@@ -324,7 +366,6 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
                 ),
             )
         )
-    some_adaptive = any(m.adaptive_verification for v in family.variants for m in v.methods)
     forbidden = tuple(
         ForbiddenPlan(
             v.model_type,
@@ -368,9 +409,11 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
         forbidden=forbidden,
         required=required,
         methods=tuple(methods),
-        adaptive_messages=tuple((v.model_type, adaptive_message(v)) for v in family.variants)
-        if some_adaptive
-        else (),
+        adaptive_messages=tuple(
+            (v.model_type, adaptive_message(v))
+            for v in family.variants
+            if judges_adaptive_verification(family, v)
+        ),
         adaptive_methods=tuple(
             m.value
             for m in family_methods(family)

@@ -78,7 +78,7 @@ def _sizes_on(
     """The block sizes a device of ``family`` gets, following inheritance as the classes do."""
     sizes = _inherited(backend.key, "kernel_block_sizes", by_key)
     for fam, values in sizes.by_family:
-        if family is not None and int(fam.value[2:]) == family:
+        if family is not None and fam.number == family:
             return list(values)
     return list(sizes.default)
 
@@ -88,7 +88,7 @@ def backend_tests(family: Family, plan: BackendsPlan) -> BackendTests:
     for variant in family.variants:
         for backend in variant.backends:
             by_key.setdefault(backend.key, backend)
-    families = [int(f.value[2:]) for f in CapabilityFamily] + [NO_FAMILY]
+    families = [f.number for f in CapabilityFamily] + [NO_FAMILY]
     cases, sparse = [], []
     for key, backend in by_key.items():
         target = sparse if backend.kind is BackendKind.SPARSE_MLA else cases
@@ -165,9 +165,10 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
         mt = variant.model_type
         hf = {k: v for k, v in variant.hf_config if isinstance(v, (int, str))}
         # What this variant's own specs ever wired: its ancestors' methods and its own.
-        ancestry, up = set(), variant
+        ancestry, up, opted = set(), variant, False
         while up is not None:
             ancestry |= {m.method.value for m in up.methods}
+            opted = opted or any(m.adaptive_verification for m in up.methods)
             up = by_name.get(up.parent) if up.parent else None
         for method in plan.family_methods:
             found = next((m for m in variant.methods if m.method.value == method), None)
@@ -195,10 +196,38 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
             if rule.required:
                 missing.append((mt, method, config, required_message(variant, found)))
             elif rule.default_sources:
+                # a default is held to the maximum too: the value stays within it, and one
+                # above it is refused, naming the field it came from
+                value = 7 if rule.maximum is None else min(7, rule.maximum)
                 for i, source in enumerate(rule.default_sources):
-                    chosen = {s: None for s in rule.default_sources[:i]} | {source: 7}
-                    defaults.append((mt, method, config | chosen, 7))
+                    chosen = {s: None for s in rule.default_sources[:i]} | {source: value}
+                    defaults.append((mt, method, config | chosen, value))
+                    if rule.maximum is not None:
+                        over = chosen | {source: rule.maximum + 1}
+                        missing.append(
+                            (
+                                mt,
+                                method,
+                                config | over,
+                                f"num_speculative_tokens defaults to {rule.maximum + 1} (the "
+                                f"draft config's {source}), above the maximum of {rule.maximum} "
+                                f"for {variant.display_name} with {found.label}; set "
+                                f"num_speculative_tokens to at most {rule.maximum}.",
+                            )
+                        )
                 missing.append((mt, method, config, MISSING_DEFAULT_MESSAGE))
+            elif rule.maximum is not None and PER_ROUND > rule.maximum:
+                missing.append(
+                    (
+                        mt,
+                        method,
+                        config,
+                        f"num_speculative_tokens defaults to {PER_ROUND} (the draft's n_predict), "
+                        f"above the maximum of {rule.maximum} for {variant.display_name} with "
+                        f"{found.label}; set num_speculative_tokens to at most {rule.maximum}.",
+                    )
+                )
+                missing.append((mt, method, {}, MISSING_DEFAULT_MESSAGE))
             else:
                 defaults.append((mt, method, config, PER_ROUND))
                 missing.append((mt, method, {}, MISSING_DEFAULT_MESSAGE))
@@ -237,13 +266,16 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
                 expected_overrides["architectures"] = [found.draft_architecture]
             overrides.append((mt, method, hf, expected_overrides))
             if plan.adaptive_messages:
+                # Judged only where the variant's own lineage opted a method in; elsewhere the
+                # check lets everything through (vLLM 0.33.0 has no such check).
                 own = sorted(m.label for m in variant.methods if m.adaptive_verification)
                 message = (
                     f"Adaptive verification only supported with {' or '.join(own)}"
                     if own
                     else f"{variant.display_name} does not support adaptive verification"
                 )
-                adaptive.append((mt, method, found.adaptive_verification, message))
+                supported = found.adaptive_verification or not opted
+                adaptive.append((mt, method, supported, message))
     return SpeculativeTests(
         forbidden,
         tuple(allowed),

@@ -6,11 +6,13 @@ Outcomes are the driver's JSON: ``{"ok": value}`` or ``{"raises": type name, "me
   NotImplementedError, pydantic's ValidationError, an AssertionError with a message, ...)
   compares its type and its exact message.
 - **An engine crash** is vLLM failing without meaning to: an unhandled TypeError,
-  AttributeError or KeyError, or an AssertionError with no message. The generated code may not
+  AttributeError, KeyError or ZeroDivisionError, or an AssertionError with no message. The generated code may not
   reproduce it (a spec states what vLLM means, never how it breaks), nor quietly do something
   else: it must refuse the same config with a deliberate error of its own (not a crash type)
   whose message names the field the user has to set. vLLM 0.33.0's MTP draft without
-  ``num_speculative_tokens`` is the one such case (``None > 1`` before the default applies).
+  ``num_speculative_tokens`` is one such case (``None > 1`` before the default applies); a
+  draft config with ``num_nextn_predict_layers: 0`` is the other (its divisibility check
+  computes ``num_speculative_tokens % 0``).
 
 The rule can fail: a generated value where vLLM crashes (a default applied), a generated crash,
 or a refusal that does not name the field each fail (``test_conformance_rules.py``).
@@ -18,12 +20,12 @@ or a refusal that does not name the field each fail (``test_conformance_rules.py
 
 from __future__ import annotations
 
-ENGINE_CRASH_TYPES = frozenset({"TypeError", "AttributeError", "KeyError"})
+ENGINE_CRASH_TYPES = frozenset({"TypeError", "AttributeError", "KeyError", "ZeroDivisionError"})
 
 
 def is_engine_crash(outcome: dict[str, object]) -> bool:
-    """vLLM raised without meaning to: an unhandled TypeError, AttributeError or KeyError, or an
-    AssertionError that says nothing."""
+    """vLLM raised without meaning to: an unhandled TypeError, AttributeError, KeyError or
+    ZeroDivisionError, or an AssertionError that says nothing."""
     raised = outcome.get("raises")
     if raised is None:
         return False

@@ -8,9 +8,9 @@ server that imported vLLM once (``vllm_forkserver.py``: a fresh process in all a
 see; ``DSV41GEN_VLLM_FORK=0`` spawns fresh ones instead). The cases are generated from the
 specs (``conformancecases.py``), so a new variant is covered without new test code.
 
-Where the venv is: ``$DSV41GEN_VLLM_VENV``, else ``<repo>/.cache/vllm-0.33.0-venv``. Without it
-every test here is skipped with that reason; with ``DSV41GEN_REQUIRE_CONFORMANCE=1`` (CI) a
-missing venv is a failure instead, so the suite cannot silently stop running.
+Where the venv is: ``$DSV41GEN_VLLM_VENV``, else ``<repo>/.cache/vllm-0.33.0-venv``. When it is
+absent the first test that needs it builds it (tests/vllmvenv.py), so the suite never silently
+stops running; ``DSV41GEN_VLLM_VENV=off`` skips it, saying so.
 """
 
 from __future__ import annotations
@@ -21,33 +21,15 @@ from pathlib import Path
 
 import pytest
 import vllm_forkserver
+from vllmvenv import require_vllm_python
 
 REPO = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).with_name("driver.py")
-DEFAULT_VENV = REPO / ".cache" / "vllm-0.33.0-venv"
-STAMP = ".dsv41gen-conformance-stamp"
-
-
-def venv_python() -> Path | None:
-    venv = Path(os.environ.get("DSV41GEN_VLLM_VENV") or DEFAULT_VENV)
-    python = venv / "bin" / "python"
-    if (venv / STAMP).is_file() and python.exists():
-        return python
-    return None
 
 
 @pytest.fixture(scope="session")
 def vllm_python() -> Path:
-    python = venv_python()
-    if python is not None:
-        return python
-    reason = (
-        f"the vLLM 0.33.0 conformance venv is absent ({os.environ.get('DSV41GEN_VLLM_VENV') or DEFAULT_VENV}): "
-        "build it with scripts/conformance_venv.sh (about 3 minutes, once)"
-    )
-    if os.environ.get("DSV41GEN_REQUIRE_CONFORMANCE") == "1":
-        pytest.fail(reason + "; DSV41GEN_REQUIRE_CONFORMANCE=1 requires it")
-    pytest.skip(reason)
+    return require_vllm_python()
 
 
 class Driver:

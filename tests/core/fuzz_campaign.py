@@ -2,7 +2,7 @@
 
 Each case copies the real specs, applies one to three mutations (keys deleted, duplicated,
 renamed or retyped; values swapped across fields and files; extreme scalars; `!delete` where a
-value was; broken YAML syntax) and runs ``dsv41gen build specs/deepseek_v41.yaml --out out``
+value was; shadowing names and class hierarchies out of order; broken YAML syntax) and runs ``dsv41gen build specs/deepseek_v41.yaml --out out``
 in-process (click's CliRunner) over an output directory that already holds the build of the
 unmutated specs. The verdict of a case is one of:
 
@@ -240,6 +240,48 @@ def _text_mutation(text: str, rng: random.Random) -> tuple[str, str]:
     return "\n".join(lines), f"syntax_{kind}"
 
 
+# Shadowing names (issue 23): modules installed where the build runs, the standard library's,
+# the ones Python imports at start-up, names of the generated package's own modules.
+SHADOWING_NAMES = [
+    "numpy",
+    "yaml",
+    "typing_extensions",
+    "jinja2",
+    "click",
+    "os",
+    "json",
+    "sitecustomize",
+    "registry",
+    "tests",
+    "vllm",
+    "dsv41gen",
+]
+
+
+def _shadow_mutation(docs: dict[str, dict], rng: random.Random) -> str:
+    """A name that could shadow what is installed, or a class hierarchy out of order: the root
+    named after an installed module; a spec's backends reversed (children before parents); a
+    backend's parent made another backend of its spec (a cycle, where that one derives from
+    it)."""
+    kind = rng.choice(["root_name", "backend_order", "backend_parent"])
+    root = next((d for d in docs.values() if "extends" not in d), None)
+    if kind == "root_name" and root is not None and isinstance(root.get("variant"), dict):
+        root["variant"]["name"] = rng.choice(SHADOWING_NAMES)
+        return "shadow_root_name"
+    data = docs[rng.choice(list(docs))]
+    backends = data.get("attention_backends")
+    if not isinstance(backends, dict) or len(backends) < 2:
+        return "none"
+    if kind == "backend_order":
+        data["attention_backends"] = dict(reversed(list(backends.items())))
+        return "shadow_backend_order"
+    key, other = rng.sample(sorted(backends), 2)
+    if isinstance(backends[key], dict):
+        backends[key]["parent"] = other
+        backends[key].pop("parent_module", None)
+    return "shadow_backend_parent"
+
+
 def _structural_mutation(docs: dict[str, dict], rng: random.Random) -> str:
     """Mutate the parsed specs in place; return the mutation's name."""
     name = rng.choice(list(docs))
@@ -256,8 +298,11 @@ def _structural_mutation(docs: dict[str, dict], rng: random.Random) -> str:
             "delete_marker",
             "copy_subtree",
             "extreme",
+            "shadow",
         ]
     )
+    if kind == "shadow":
+        return _shadow_mutation(docs, rng)
     if not paths:
         return "none"
     path = rng.choice(paths)

@@ -98,11 +98,11 @@ def test_one_edited_value_rewrites_only_the_files_whose_text_changes(specs_copy,
         body = lambda data: data.decode().splitlines()[2:]  # noqa: E731
         assert body(after_bytes[rel]) != body(before_bytes[rel]), rel
     assert len(changed) < len(after_bytes) / 4, sorted(changed)
-    # `check` still tells stale from hand-edited after such an edit.
+    # `check` still tells a rebuild's difference from a hand edit after such an edit.
     edit(specs_copy / V41, "sm100: [256]", "sm100: [512]")
     result = run_cli("check", f"specs/{V41}", "--out", "out")
     assert result.rc == 3
-    assert f"out/{PKG}/backends.py: stale" in result.stderr
+    assert f"out/{PKG}/backends.py: differs from what the specs generate" in result.stderr
     assert "hand-edited" not in result.stderr
 
 
@@ -141,15 +141,8 @@ def test_check_stale_prints_diff(specs_copy, run_cli, tmp_path):
     edit(specs_copy / V41, "sm100: [128]", "sm100: [256]")
     result = run_cli("check", f"specs/{V41}", "--out", "out")
     assert result.rc == 3
-    stale = [
-        line
-        for line in result.stderr.splitlines()
-        if line.endswith(": stale (the specs or the generator changed; run `dsv41gen build`)")
-    ]
-    assert (
-        f"out/{PKG}/backends.py: stale (the specs or the generator changed; run `dsv41gen build`)"
-        in stale
-    )
+    stale = [line for line in result.stderr.splitlines() if line.endswith(": differs from what the specs generate (run `dsv41gen build`; the diff below shows what it writes)")]
+    assert f"out/{PKG}/backends.py: differs from what the specs generate (run `dsv41gen build`; the diff below shows what it writes)" in stale
     assert "hand-edited" not in result.stderr
     diff = result.stdout.splitlines()
     # Paths as seen from where check runs (out/...): `git apply` takes the patch there.
@@ -182,10 +175,10 @@ def test_check_and_build_refuse_hand_edited(specs_copy, run_cli, tmp_path):
     result = run_cli("check", f"specs/{V41}", "--out", "out")
     assert result.rc == 3
     assert (
-        f"out/{PKG}/registry.py: hand-edited (the file no longer matches its own header hash)"
-        in result.stderr.splitlines()
+        f"out/{PKG}/registry.py: edited by hand (differs from what the specs generate and from "
+        "its own header hash; move the edit into the spec)" in result.stderr.splitlines()
     )
-    assert "stale" not in result.stderr
+    assert "run `dsv41gen build`" not in result.stderr
 
     # Even with the spec changed, build refuses to overwrite the hand edit.
     edit(specs_copy / V41, "sm100: [128]", "sm100: [256]")
@@ -224,14 +217,33 @@ def test_build_refuses_to_overwrite_foreign_file(specs_copy, run_cli, tmp_path):
     )
 
 
-def test_non_generated_files_in_package_survive_rebuilds(specs_copy, run_cli, tmp_path):
+def test_a_file_the_build_does_not_write_is_an_error_until_removed(specs_copy, run_cli, tmp_path):
+    """A generated package holds only what the build writes: a README (or a planted
+    conftest.py) beside the generated files was kept by every build and ignored by check."""
     assert _build(run_cli).rc == 0
     readme = tmp_path / "out" / PKG / "notes" / "README.md"
     readme.parent.mkdir()
     readme.write_text("kept\n")
+    check = run_cli("check", f"specs/{V41}", "--out", "out")
+    assert check.rc == 3
+    assert check.stderr.splitlines() == [
+        f"out/{PKG}/notes/README.md: a file the build does not write; a generated package "
+        "holds only what the build writes (delete it; `dsv41gen build --force` removes it)"
+    ]
     edit(specs_copy / V41, "sm100: [128]", "sm100: [256]")
-    assert _build(run_cli).rc == 0
-    assert readme.read_text() == "kept\n"
+    before = tree_bytes(tmp_path / "out")
+    refused = _build(run_cli)
+    assert refused.rc == 3
+    assert refused.stderr.splitlines() == [
+        f"error: out/{PKG}/notes/README.md is a file the build does not write; refusing to "
+        "build beside it.",
+        "Delete what the build does not write (a generated package holds only the build's "
+        "files), or rerun with --force to remove it. Nothing was written.",
+    ]
+    assert tree_bytes(tmp_path / "out") == before
+    forced = _build(run_cli, "--force")
+    assert forced.rc == 0, forced.output
+    assert not readme.exists() and not readme.parent.exists()
     assert run_cli("check", f"specs/{V41}", "--out", "out").rc == 0
 
 
@@ -351,7 +363,7 @@ def test_fast_path_sees_that_the_headers_would_name_the_specs_elsewhere(
         specs, out = "specs", "nested/out"
     check = run_cli("check", f"{specs}/{V4}", f"{specs}/{V41}", "--out", out)
     assert check.rc == 3, check.output
-    assert "stale" in check.stderr
+    assert "differs from what the specs generate" in check.stderr
     built = run_cli("build", f"{specs}/{V41}", "--out", out)
     assert built.rc == 0, built.output
     registry = (tmp_path / out / "deepseek_v4/registry.py").read_text()

@@ -176,16 +176,17 @@ def test_license_header_comes_first_in_every_file_and_check_accepts_it(tmp_path)
 
 
 def test_a_changed_formatter_configuration_makes_the_tree_stale(tmp_path):
-    """The MANIFEST records the formatter settings: after the consumer changes them, neither
-    the no-op fast path nor check vouches for the old formatting; build reformats."""
+    """After the consumer changes the formatter settings, check compares with output formatted
+    under the new ones (and says which formatters it used); the build record keeps the no-op
+    fast path from vouching for the old formatting; build reformats."""
     shutil.copytree(SPECS, tmp_path / "specs")
     assert cli(["build"], tmp_path).rc == 0
     assert "up to date" in cli(["check"], tmp_path).stdout
     (tmp_path / "ruff.toml").write_text('[format]\nquote-style = "single"\n')
     stale = cli(["check"], tmp_path)
     assert stale.rc == 3, stale.output
-    assert "generated/deepseek_v4/registry.py: stale" in stale.stderr
-    assert "+formatters ruff " in stale.stdout  # the MANIFEST says why
+    assert "generated/deepseek_v4/registry.py: differs from what the specs generate" in stale.stderr
+    assert f"({tmp_path / 'ruff.toml'}) and clang-format " in stale.stderr  # says what it used
     assert cli(["build"], tmp_path).rc == 0
     assert (
         "f'{module}:{class_name}'" in (tmp_path / "generated/deepseek_v4/registry.py").read_text()
@@ -197,7 +198,7 @@ def test_a_changed_formatter_configuration_makes_the_tree_stale(tmp_path):
         '[project]\nname = "x"\ndependencies = [{}]\n\n[tool.ruff.format]\nquote-style = "single"\n'
     )
     (tmp_path / "pyproject.toml").write_text(pyproject.format('"a"'))
-    assert cli(["build"], tmp_path).rc == 0  # the MANIFEST names the new configuration
+    assert cli(["build"], tmp_path).rc == 0  # the build record names the new configuration
     (tmp_path / "pyproject.toml").write_text(pyproject.format('"a", "b>=2"'))
     again = cli(["build"], tmp_path)
     # Nothing is rewritten: the configuration that counts did not change.

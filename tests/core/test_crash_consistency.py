@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from corehelpers import SPECS, V4, V41, cli, edit, tree_bytes
+from corehelpers import NO_FORMAT_CACHE, SPECS, V4, V41, cli, edit, tree_bytes
 
 from dsv41gen import faults
 from dsv41gen.write import LOCK_TIMEOUT, SWAP_MODE, locked_output, recover, write_package
@@ -459,7 +459,12 @@ def test_two_builds_started_together_both_succeed_with_one_tree(site, tmp_path):
 def test_signal_during_format_removes_its_directory_and_its_ruff(site, tmp_path, signame):
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    env = {"TMPDIR": str(tmp), faults.FAULT_AT: "format:ruff-check", faults.FAULT_SIGNAL: signame}
+    env = {
+        "TMPDIR": str(tmp),
+        faults.FAULT_AT: "format:ruff-check",
+        faults.FAULT_SIGNAL: signame,
+        **NO_FORMAT_CACHE,  # ruff must run for the signal to find it
+    }
     result = site.cli("build", f"new/specs/{V41}", "--out", "out", env=env)
     assert result.rc == 128 + signal.Signals[signame], result.output
     assert result.stderr.splitlines()[-1] == f"dsv41gen: stopped by {signame}"
@@ -532,7 +537,7 @@ def test_format_directory_of_a_sigkilled_build_is_removed_by_the_next(site, tmp_
 
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    env = {"TMPDIR": str(tmp), faults.FAULT_AT: "format:ruff-check"}
+    env = {"TMPDIR": str(tmp), faults.FAULT_AT: "format:ruff-check", **NO_FORMAT_CACHE}
     result = site.cli("build", f"new/specs/{V41}", "--out", "out", env=env)
     assert result.rc == -signal.SIGKILL, result.output
     (orphan,) = tmp.iterdir()
@@ -546,7 +551,9 @@ def test_format_directory_of_a_sigkilled_build_is_removed_by_the_next(site, tmp_
         long_ago = time.time() - 600
         for path in (orphan, busy):
             os.utime(path, (long_ago, long_ago))
-        result = site.cli("build", f"new/specs/{V41}", "--out", "out", env={"TMPDIR": str(tmp)})
+        result = site.cli(
+            "build", f"new/specs/{V41}", "--out", "out", env={"TMPDIR": str(tmp), **NO_FORMAT_CACHE}
+        )
         assert result.rc == 0, result.output
     finally:
         os.close(held)

@@ -201,23 +201,102 @@ specs/deepseek_v41.yaml:@DeepseekV41ForCausalLMX: v2@:5: runner.default_model_ru
 """,
     ),
     (
-        "kv_spec_type_unknown",
-        [(V41, "spec_type: CircularBufferSpec", "spec_type: CircularBuferSpec")],
+        # issue 26 item 5: V4.1 inherits V4's message; naming V4 in it would make V4.1 raise it
+        # naming V4. Reported at V4's line, naming the variant that inherits it.
+        "inherited_message_names_the_ancestor",
+        [(V4, "        Adaptive verification requires full", "        DeepSeek V4 adaptive verification requires full")],
         """
-specs/deepseek_v41.yaml:@CircularBuferSpec@:7: kv_cache.layouts.compressor_state.spec_type: unknown KV spec type 'CircularBuferSpec'; did you mean 'CircularBufferSpec'?
+specs/deepseek_v4.yaml:@adaptive_verification_without_full_cudagraphs:+3@:7: runner.forbidden_modes.adaptive_verification_without_full_cudagraphs.message: names 'DeepSeek V4', but DeepSeek V4.1 inherits this message and would raise it naming DeepSeek V4; write {display_name} where the name goes (each variant's own display_name fills it in) (in specs/deepseek_v41.yaml, which inherits this value)
 """,
     ),
     (
-        "kv_layout_missing_spec_type_reported_once",
+        # issue 26 item 6: porting messages say what to write
+        "stage_count_old_shape_says_the_new_one",
         [
             (
                 V41,
-                "    compressor_state:\n      spec_type",
-                "    no_type:\n      block_size: 8\n    compressor_state:\n      spec_type",
+                "stage_count: {sources: [n_mtp_layers, num_nextn_predict_layers], default: 3}",
+                "stage_count: num_nextn_predict_layers",
             )
         ],
         """
-specs/deepseek_v41.yaml:@no_type:@:5: kv_cache.layouts.no_type: missing required field 'spec_type'
+specs/deepseek_v41.yaml:@stage_count: num_nextn_predict_layers@:7: checkpoint.weight_sets.dspark.stage_count: expected a mapping, got a string ('num_nextn_predict_layers'); write `stage_count: {sources: [num_nextn_predict_layers]}` (the HF config fields that count the stages, first set wins, and the loader's fallback as `default`)
+""",
+    ),
+    (
+        "stage_count_number_says_the_new_shape",
+        [
+            (
+                V41,
+                "stage_count: {sources: [n_mtp_layers, num_nextn_predict_layers], default: 3}",
+                "stage_count: 3",
+            )
+        ],
+        """
+specs/deepseek_v41.yaml:@stage_count: 3@:7: checkpoint.weight_sets.dspark.stage_count: expected a mapping, got an integer (3); write `stage_count: {sources: [num_nextn_predict_layers], default: 3}` (the HF config fields that count the stages, first set wins, and the loader's fallback as `default`)
+""",
+    ),
+    (
+        "maps_to_missing_names_examples",
+        [(V4, '      maps_to: "model.layers.{num_hidden_layers+i}." # DeepSeekV4MTP._to_spec_layer_name\n', "")],
+        """
+specs/deepseek_v4.yaml:@classic_mtp:@:5: checkpoint.weight_sets.classic_mtp: missing required field 'maps_to'; the engine parameter prefix each stage loads into, e.g. `maps_to: "model.layers.{num_hidden_layers+i}."` for MTP stages that continue the target's decoder layers (V4's classic MTP), `maps_to: "model.layers.{i}."` for a draft model with layers of its own (EAGLE-3: vLLM loads its midlayer.* there; DSpark)
+""",
+    ),
+    (
+        "default_sources_delete_reported_at_the_childs_line",
+        [
+            (
+                V41,
+                "      draft_architecture: DSparkV41DraftModel\n",
+                "      draft_architecture: DSparkV41DraftModel\n      num_speculative_tokens:\n        default_sources: !delete\n",
+            )
+        ],
+        """
+specs/deepseek_v41.yaml:@default_sources: !delete@:9: speculative.methods.dspark.num_speculative_tokens.default_sources: `!delete` removes default_sources, which the inherited `default: draft_config_fields` reads the default from; also set `default: tokens_per_round` (the draft's n_predict) or `default: none` (no default), or keep default_sources
+""",
+    ),
+    (
+        "e5m2_says_only_e4m3_is_implemented",
+        [(V4, "value_dtype: float8_e4m3fn", "value_dtype: float8_e5m2")],
+        """
+specs/deepseek_v4.yaml:@value_dtype: float8_e5m2@:5: quantization.mxfp8.value_dtype: float8_e5m2 is not implemented: the MXFP8 emitter generates e4m3 values only (float8_e4m3fn, max 448); e5m2 elements (max 57344) need their own quantize and dequantize kernels. Use value_dtype: float8_e4m3fn
+""",
+    ),
+    (
+        "kv_spec_type_unknown",
+        [(V4, "CircularBufferSpec: {parent: AttentionSpec", "CircularBufferSpec: {parent: AttentionSpc")],
+        """
+specs/deepseek_v4.yaml:@parent: AttentionSpc@:26: kv_cache.spec_types.CircularBufferSpec.parent: unknown KV spec type 'AttentionSpc'; did you mean 'AttentionSpec'?
+""",
+    ),
+    (
+        # issue 26 item 4: kv_cache.layouts reached no generated code (a junk block_size_rule
+        # was accepted, and the review called its edits BEHAVIOUR); it left the language, and
+        # a spec that still writes it is told what to do
+        "kv_layouts_left_the_language",
+        [
+            (
+                V41,
+                "  compress_ratios: [0, 1, 2]",
+                '  layouts:\n    compressor_state:\n      block_size_rule: "this is not a rule at all (("\n  compress_ratios: [0, 1, 2]',
+            )
+        ],
+        """
+specs/deepseek_v41.yaml:@layouts:@:3: kv_cache.layouts: unknown field 'layouts': the language no longer has it: its fields (block sizes, bytes per token, page alignment, block-size rules) reached no generated code; remove the section and keep any facts it recorded as comments
+""",
+    ),
+    (
+        "missing_required_field_reported_once",
+        [
+            (
+                V41,
+                "  DSparkV41DraftModel:\n    registry",
+                "  NoModule:\n    registry: multimodal\n    class: NoModule\n  DSparkV41DraftModel:\n    registry",
+            )
+        ],
+        """
+specs/deepseek_v41.yaml:@NoModule:@:3: architectures.NoModule: missing required field 'module'
 """,
     ),
     (
@@ -299,7 +378,20 @@ specs/deepseek_v41.yaml:@scale_bytes: 8@:9: kernels.rope_kv_insert.cache_formats
         "divisibility_never_met",
         [(V4, "        divisibility: none", "        divisibility: always\n        maximum: 2")],
         """
+specs/deepseek_v4.yaml:@maximum: 2@:9: speculative.methods.dspark.num_speculative_tokens.maximum: maximum 2 is below the default num_speculative_tokens, 5 (hf_config.dspark_block_size): a request that names no count would be refused; raise the maximum to at least 5 or lower hf_config.dspark_block_size
 specs/deepseek_v4.yaml:@maximum: 2@:9: speculative.methods.dspark.num_speculative_tokens.maximum: maximum 2 is below tokens per round (3, hf_config.num_nextn_predict_layers): no num_speculative_tokens can be both <= 2 and divisible by 3; raise the maximum to at least 3 or relax `divisibility` (in specs/deepseek_v41.yaml, which inherits this value)
+""",
+    ),
+    (
+        # issue 26 item 3: only an explicit count was held to the maximum; the default the
+        # reference checkpoint gives (dspark_block_size 7) resolved to 7 above a maximum of 5
+        "default_above_maximum",
+        [
+            (V4, "        divisibility: none", "        divisibility: none\n        maximum: 5"),
+            (V4, "  dspark_block_size: 5", "  dspark_block_size: 7"),
+        ],
+        """
+specs/deepseek_v4.yaml:@maximum: 5@:9: speculative.methods.dspark.num_speculative_tokens.maximum: maximum 5 is below the default num_speculative_tokens, 7 (hf_config.dspark_block_size): a request that names no count would be refused; raise the maximum to at least 7 or lower hf_config.dspark_block_size
 """,
     ),
     (
@@ -376,12 +468,12 @@ specs/deepseek_v41.yaml:@Deepseek-V41:@:3: architectures.Deepseek-V41: key 'Deep
         [
             (
                 V41,
-                "    compressor_state:\n      spec_type",
-                "    no_such: !delete\n    compressor_state:\n      spec_type",
+                "  DeepseekV4IndexerBackend: !delete\n",
+                "  DeepseekV4IndexerBackend: !delete\n  no_such: !delete\n",
             )
         ],
         """
-specs/deepseek_v41.yaml:@no_such: !delete@:5: kv_cache.layouts.no_such: `!delete` removes nothing: the parent spec has no such key
+specs/deepseek_v41.yaml:@no_such: !delete@:3: attention_backends.no_such: `!delete` removes nothing: the parent spec has no such key
 """,
     ),
     (
@@ -402,19 +494,19 @@ specs/deepseek_v41.yaml:@mtpp: !delete@:5: speculative.methods.mtpp: `!delete` r
         [
             (
                 V41,
-                "    compressor_state:\n      spec_type",
-                "    fresh:\n      spec_type: MLAAttentionSpec\n      block_size: !delete\n    compressor_state:\n      spec_type",
+                "  DSparkV41DraftModel:\n    registry",
+                "  Fresh:\n    registry: multimodal\n    module: vllm.models.deepseek_v41\n    class: Fresh\n    no_such: !delete\n  DSparkV41DraftModel:\n    registry",
             )
         ],
         """
-specs/deepseek_v41.yaml:@block_size: !delete@:7: kv_cache.layouts.fresh.block_size: `!delete` removes nothing: the parent spec has no such key
+specs/deepseek_v41.yaml:@no_such: !delete@:5: architectures.Fresh.no_such: `!delete` removes nothing: the parent spec has no such key
 """,
     ),
     (
         "delete_in_root_spec",
-        [(V4, "    compressed:\n", "    no_such: !delete\n    compressed:\n")],
+        [(V4, "  compress_ratios: [0, 1, 4, 128]", "  no_such: !delete\n  compress_ratios: [0, 1, 4, 128]")],
         """
-specs/deepseek_v4.yaml:@no_such: !delete@:5: kv_cache.layouts.no_such: `!delete` removes nothing: this spec extends no parent
+specs/deepseek_v4.yaml:@no_such: !delete@:3: kv_cache.no_such: `!delete` removes nothing: this spec extends no parent
 """,
     ),
     (
@@ -743,7 +835,7 @@ specs/deepseek_v4.yaml:@h_prj@:13: checkpoint.weight_sets.classic_mtp.completene
         "compress_ratios_deleted_message_kept",
         [(V41, "  compress_ratios: [0, 1, 2] # 0: pure SWA", "  compress_ratios: !delete")],
         """
-specs/deepseek_v41.yaml:@kv_cache:@:1: kv_cache.compress_ratios: unsupported_compress_ratio_message rejects the ratios outside kv_cache.compress_ratios, which is missing (deleted?): list the supported ratios, or delete the message too (`unsupported_compress_ratio_message: !delete`)
+specs/deepseek_v41.yaml:@compress_ratios: !delete@:3: kv_cache.compress_ratios: unsupported_compress_ratio_message rejects the ratios outside kv_cache.compress_ratios, which is missing (deleted?): list the supported ratios, or delete the message too (`unsupported_compress_ratio_message: !delete`)
 specs/deepseek_v41.yaml:@  kv_source_compressor:@:3: kv_cache.kv_source_compressor: kv_source_compressor is checked after the layer's compress-ratio check, which needs kv_cache.compress_ratios and kv_cache.unsupported_compress_ratio_error (or _message): set them, or delete kv_source_compressor
 """,
     ),
@@ -887,6 +979,7 @@ def test_golden_case_count_and_rules_covered():
         "engine_known": "engine_release_unknown",
         "text_is_printable": "text_with_a_bidi_control",
         "license_lines_are_not_headers": "license_line_reads_like_the_header",
+        "inherited_messages_name_their_variant": "inherited_message_names_the_ancestor",
     }
     ids = {case[0] for case in CASES}
     assert set(iter_rules()) == set(covered), "a new semantic rule needs a golden case here"

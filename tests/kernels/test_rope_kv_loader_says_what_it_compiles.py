@@ -40,5 +40,6 @@ def test_loader_announces_the_build_on_stderr(monkeypatch, capsys):
         str(KERNELS_DIR / "rope_kv_dispatch.cu"),
         *(str(csrc / f"rope_kv_inst_h{h}.cu") for h in (0, 8, 16, 32, 64, 128)),
     ]
-    assert call["extra_include_paths"] == [str(csrc), str(KERNELS_DIR)]
+    assert call["extra_include_paths"] == [str(KERNELS_DIR)]
+    assert call["extra_cflags"] == ["-O3", "-include", str(csrc / "rope_kv_config.h")]
     assert "-gencode=arch=compute_90a,code=sm_90a" in call["extra_cuda_cflags"]

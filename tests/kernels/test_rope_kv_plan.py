@@ -85,13 +85,13 @@ def test_variants_share_nothing_but_tables(rope_kv_plans):
         config = text[f"csrc/{variant}/rope_kv_config.h"]
         assert f"#define DSV41GEN_ROPE_KV_NAMESPACE dsv41gen_{variant}" in config
         assert config.index("#define DSV41GEN_ROPE_KV_NAMESPACE") < config.index(
-            '#include "rope_kv_common.h"'
+            "#include <rope_kv_common.h>"
         )
-        assert config.index('#include "rope_kv_common.h"') < config.index(
+        assert config.index("#include <rope_kv_common.h>") < config.index(
             "struct CacheTraits<CacheKind::kBf16>"
         )
         for unit in rope_kv_plans[variant].units:
-            assert '#include "rope_kv_kernel.cuh"' in text[f"csrc/{variant}/{unit.file_name}"]
+            assert "#include <rope_kv_kernel.cuh>" in text[f"csrc/{variant}/{unit.file_name}"]
     assert "CacheKind::kMxfp8" in v41[f"csrc/{V41}/rope_kv_config.h"]
     assert "CacheKind::kMxfp8" not in v4[f"csrc/{V4}/rope_kv_config.h"]
     # the kernels expand inside the variant's namespace: the core has no namespace or include
@@ -100,9 +100,9 @@ def test_variants_share_nothing_but_tables(rope_kv_plans):
     assert not re.search(r"^\s*(namespace\s+\w|#include)", core, re.MULTILINE)
     kernel = (KERNELS / "rope_kv_kernel.cuh").read_text()
     assert (
-        kernel.index('#include "rope_kv_config.h"')
+        kernel.index("#ifndef DSV41GEN_ROPE_KV_NAMESPACE")  # the pre-included configuration's
         < kernel.index("namespace DSV41GEN_ROPE_KV_NAMESPACE::rope_kv {")
-        < kernel.index('#include "rope_kv_core.cuh"')
+        < kernel.index("#include <rope_kv_core.cuh>")
     )
 
 
@@ -288,3 +288,38 @@ def test_each_cache_kind_states_its_numerics():
         ("f", "per_tensor_scaling"),
         "a mxfp8 cache format has no use for `per_tensor_scaling`; remove it",
     ) in found
+
+
+def test_non_finite_rules_are_stated_where_they_apply():
+    """infinite_amax belongs to the block-scaled formats, fp8_nan to every format with e4m3
+    values (issue 28); a bf16 cache has no use for either."""
+    from dsv41gen.validate import _check_cache_numerics
+
+    def errors(kind, **fields):
+        found = []
+        fmt = {"kind": kind, **fields}
+        _check_cache_numerics(kind, fmt, ("f",), lambda path, text: found.append((path, text)))
+        return found
+
+    stated = dict(rope_contraction="fma", round_before_quantize="input_dtype", amax_floor=1e-4)
+    texts = [t for _, t in errors("fp8_ds_mla", **stated)]
+    assert any("must state `infinite_amax`" in t for t in texts)
+    assert any("must state `fp8_nan`" in t for t in texts)
+    assert not errors("mxfp8", **stated, infinite_amax="nan_scale", fp8_nan="negative_max")
+    fp8 = dict(rope_contraction="fma", round_before_quantize="none", per_tensor_scaling="divide")
+    assert [p for p, _ in errors("fp8", **fp8, infinite_amax="nan_scale", fp8_nan="e4m3_nan")] == [
+        ("f", "infinite_amax")
+    ]
+    assert [p for p, _ in errors("bf16", rope_contraction="fma", fp8_nan="negative_max")] == [
+        ("f", "fp8_nan")
+    ]
+
+
+def test_the_specs_non_finite_rules_reach_the_kernel_config(rope_kv_plans):
+    """Both specs state vLLM 0.33.0's rules; the plan carries them into CacheTraits."""
+    for variant in ("deepseek_v4", "deepseek_v41"):
+        for cache in rope_kv_plans[variant].caches:
+            assert cache.nan_scale_for_inf == bool(cache.scale_group), cache.spec_name
+            assert cache.nan_to_negative_max == bool(cache.fp8_values), cache.spec_name
+        config = config_of(rope_kv_plans[variant])
+        assert "kNanScaleForInf = true" in config and "kNanToNegativeMax = true" in config

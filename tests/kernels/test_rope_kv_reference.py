@@ -13,6 +13,8 @@ import numpy as np
 import pytest
 import torch
 
+from dsv41gen.kernels.rope_kv_reference import RopeKvReference
+
 V4 = "deepseek_v4"
 V41 = "deepseek_v41"
 
@@ -322,3 +324,111 @@ def test_rotate_q_zero_fills_padded_heads(ref):
     normed = ref.rotate_q(q, torch.zeros(5, dtype=torch.long), cos_sin, 8, 1e-6, True)
     rms = normed[:, :3].float().pow(2).mean(-1).sqrt()
     assert torch.allclose(rms, torch.ones_like(rms), atol=2e-3)
+
+
+# --- non-finite inputs (issue 28): the bytes vLLM 0.33.0's compiled quantizer stores, read off
+# its SASS (FMNMX amax from 0 that drops NaN; ceilf(log2f(amax / 448)) + 127 clamped to 255;
+# x * exp2f(-e); fminf(fmaxf(x, -448), 448); cvt.rn.satfinite.e4m3): a block holding +-Inf gets
+# byte 255 and the reciprocal 0, so its finite values store +-0 and its infinities NaN, which
+# the clamp turns into -448 (0xFE), as it does every NaN.
+
+
+def test_specs_state_the_non_finite_rules(rope_kv_references):
+    for variant in (V4, V41):
+        for fmt in rope_kv_references[variant].CACHE_FORMATS:
+            assert fmt.nan_to_negative_max == bool(fmt.fp8_values), (variant, fmt.name)
+            assert fmt.nan_scale_for_inf == bool(fmt.scale_group), (variant, fmt.name)
+
+
+def test_ue8m0_infinite_amax(ref):
+    inf = torch.tensor([math.inf], dtype=torch.float32)
+    assert ref.ue8m0_scale(inf, 1e-4, nan_scale_for_inf=True).item() == 255
+    assert ref.ue8m0_scale(inf, 1e-4, nan_scale_for_inf=False).item() == 247  # largest_scale
+    assert ref.ue8m0_reciprocal(torch.tensor([255], dtype=torch.int32)).item() == 0.0
+
+
+def test_block_amax_drops_nan():
+    groups = torch.tensor([[1.0, math.nan, -3.0], [math.nan, math.nan, math.nan]])
+    assert RopeKvReference.block_amax(groups).tolist() == [3.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    "value, saturate, nan_to_negative_max, byte",
+    [
+        (math.nan, False, True, 0xFE),
+        (-math.nan, False, True, 0xFE),
+        (math.nan, False, False, 0x7F),  # e4m3_nan: the conversion's NaN, sign dropped
+        (-math.nan, True, False, 0x7F),
+        (math.inf, False, False, 0x7E),  # cvt.rn.satfinite
+        (-math.inf, False, True, 0xFE),
+        (-0.0, False, True, 0x80),
+        (-0.0, True, True, 0x80),
+        (1e30, True, True, 0x7E),
+    ],
+)
+def test_e4m3_non_finite_bytes(ref, value, saturate, nan_to_negative_max, byte):
+    x = torch.tensor([value], dtype=torch.float32)
+    assert ref.to_e4m3(x, saturate, nan_to_negative_max).item() == byte
+
+
+def test_bf16_nan_is_canonical():
+    x = torch.tensor([math.nan, -math.nan, math.inf, -0.0])
+    assert RopeKvReference.to_bf16(x).view(torch.int16).tolist() == [
+        0x7FFF,
+        0x7FFF,
+        0x7F80,
+        -0x8000,
+    ]
+
+
+def non_finite_token(nope_values, rope_values):
+    """One bf16 kv row: the first NoPE values and the first RoPE values as given, 1.0 and 0.5
+    elsewhere; the identity rotation."""
+    kv, positions, cos_sin = one_token()
+    kv[0, : len(nope_values)] = torch.tensor(nope_values)
+    kv[0, 448 : 448 + len(rope_values)] = torch.tensor(rope_values)
+    return kv, positions, cos_sin
+
+
+@pytest.mark.parametrize("variant", [V4, V41])
+def test_fp8_ds_mla_non_finite_blocks(rope_kv_references, variant):
+    ref = rope_kv_references[variant]
+    fmt = ref.cache_format(torch.empty(0, dtype=torch.uint8), False)
+    backing, cache = paged_cache(fmt, num_blocks=1, block_size=2)
+    # block 0: +Inf, -2, -0 and 1.0s; block 1 (values 64..127): a NaN among 1.0s
+    kv, positions, cos_sin = non_finite_token([math.inf, -2.0, -0.0], [math.nan])
+    kv[0, 64] = math.nan
+    ref.kv_rope_insert(kv, cache, torch.tensor([0]), positions, cos_sin, 2)
+    data, scales = backing[0, :584], backing[0, 2 * 576 : 2 * 576 + 8]
+    assert data[:4].tolist() == [0xFE, 0x80, 0x80, 0x00]  # NaN (inf * 0), -0, -0, +0
+    assert torch.all(data[4:64] == 0x00)  # finite values of an infinite block: * 0
+    assert data[64].item() == 0xFE and torch.all(data[65:128] == 0x78)  # NaN, 1.0 * 2^8
+    assert scales.tolist() == [255, 119, 119, 119, 119, 119, 119, 0]
+    rope = data[448:576].view(torch.int16)
+    # the rotation takes the NaN into both values of its pair; bf16 NaN is canonical
+    assert rope[:3].tolist() == [0x7FFF, 0x7FFF, 0x3F00]
+
+
+def test_mxfp8_non_finite_blocks_and_rotation_overflow(ref):
+    fmt = ref.cache_format(torch.empty(0, dtype=torch.uint8), True)
+    backing, cache = paged_cache(fmt, num_blocks=1, block_size=1)
+    big = 3.0e38  # bf16 3.0e38: x1 cos - x2 sin with a quarter turn of 45 degrees overflows
+    kv, positions, _ = non_finite_token([-math.inf], [big, big])
+    cos_sin = torch.cat((torch.ones(1, 32), torch.zeros(1, 32)), dim=1)
+    cos_sin[0, 0] = cos_sin[0, 32] = math.sqrt(0.5)  # pair 0 turned by 45 degrees
+    ref.kv_rope_insert(kv, cache, torch.tensor([0]), positions, cos_sin, 1, kv_mxfp8=True)
+    record = backing[0, :528]
+    assert record[0].item() == 0xFE and torch.all(record[1:32] == 0x00)  # -Inf -> NaN; 1.0 * 0
+    # pair 0: even = big * c - big * s = 0 or tiny, odd = big * s + big * c overflows to +Inf
+    assert record[448 + 1].item() == 0xFE  # +Inf (bf16 of the overflowed fp32) * 0 -> NaN
+    assert torch.all(record[448 + 2 : 480] == 0x00)  # 0.5 of an infinite block: * 0
+    scales = record[512:528].tolist()
+    assert scales[0] == 255 and scales[14] == 255 and scales[15] == 118
+
+
+def test_per_tensor_fp8_nan(ref):
+    fp8 = ref.cache_format(torch.empty(0, dtype=torch.float8_e4m3fn), False)
+    backing, cache = paged_cache(fp8, num_blocks=1, block_size=1)
+    kv, positions, cos_sin = non_finite_token([math.nan, math.inf, -math.inf, -0.0], [])
+    ref.kv_rope_insert(kv, cache, torch.tensor([0]), positions, cos_sin, 1, torch.tensor([2.0]))
+    assert backing[0, :4].tolist() == [0xFE, 0x7E, 0xFE, 0x80]

@@ -25,6 +25,7 @@ from test_rope_kv_gpu import (
     FORMATS_V41,
     LIVE_HEADS,
     MAX_POSITION,
+    V4,
     V41,
     assert_bytes_equal,
     cache_view,
@@ -232,3 +233,66 @@ def test_q_op_matches_vllm(
     assert_bytes_equal(inputs.backing, theirs, f"k_cache of the Q op vs vLLM ({fmt_name})")
     assert_bytes_equal(inputs.backing, kv_only, "k_cache of the Q op vs the KV-only op")
     assert_bytes_equal(q_ours, q_theirs, f"q_out vs vLLM ({heads} heads, norm {apply_q_norm})")
+
+
+# --- non-finite inputs (issue 28) --------------------------------------------------------------
+
+NON_FINITE_ROWS = 64  # one cache block
+
+
+def non_finite_rows(dtype, g):
+    """kv rows, each with one kind of non-finite or overflowing input (the rest random):
+    +-Inf and NaN in a NoPE block and in the RoPE lanes, blocks of -0, a block of NaN only, Inf
+    and NaN in one block, and RoPE pairs at the dtype's largest values, whose rotation overflows
+    fp32 (bf16: 3e38) or the dtype when rounded back to it (fp16: 6e4)."""
+    kv = kv_rows(NON_FINITE_ROWS, dtype, g)
+    big = 3.0e38 if dtype == torch.bfloat16 else 6.0e4
+    inf, nan = float("inf"), float("nan")
+    for row in range(0, NON_FINITE_ROWS, 16):  # every kind at several rows and columns
+        col = row // 16 * 3
+        kv[row + 0, 5 + col] = inf
+        kv[row + 1, 70 + col] = -inf
+        kv[row + 2, 130 + col] = nan
+        kv[row + 3, 192:256] = -0.0
+        kv[row + 3, 256:320] = 0.0
+        kv[row + 4, 449 + col] = nan  # RoPE lanes
+        kv[row + 5, 460 + col] = inf
+        kv[row + 6, 448:512] = big  # every rotation of a pair of equal maxima
+        kv[row + 7, 448:512:2] = big
+        kv[row + 7, 449:512:2] = -big
+        kv[row + 8, 0:64] = nan
+        kv[row + 9, 300 + col] = inf
+        kv[row + 9, 301 + col] = nan
+        kv[row + 10, 400 + col] = -inf
+        kv[row + 10, 480 + col] = inf
+        kv[row + 11, :] = -0.0
+        kv[row + 12, 1 + col] = big  # finite large values beside the specials
+    return kv
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("fmt_name", FORMATS_V41)
+def test_non_finite_inputs_match_vllm(ops, oracle, rope_kv_references, fmt_name, dtype):
+    """The non-finite rows, byte for byte against vLLM's kernel and against the reference (the
+    fp16 rows' bf16 fields against the reference only, as in compare_with_vllm)."""
+    dtype = DTYPES[dtype]
+    skip_without_counterpart(fmt_name, dtype)
+    ref = rope_kv_references[V41]
+    fmt = fmt_of(ref, fmt_name)
+    for scale in FP8_SCALES if fmt_name == "fp8" else (None,):
+        inputs = Inputs(fmt, dtype, NON_FINITE_ROWS, seed=41, scale=scale, pad=0)
+        g = torch.Generator("cuda").manual_seed(42)
+        inputs.kv = non_finite_rows(dtype, g)
+        every_slot = inputs.backing.shape[0] * BLOCK_SIZE
+        inputs.slots = torch.randperm(every_slot, device="cuda", generator=g)[:NON_FINITE_ROWS]
+        compare_with_vllm(ops[V41], oracle, ref, inputs, dtype)
+
+
+@pytest.mark.parametrize("fmt_name", ("fp8_ds_mla",))
+def test_non_finite_inputs_match_vllm_v4(ops, oracle, rope_kv_references, fmt_name):
+    """V4's 584 B record (its own spec and build) on the same rows."""
+    ref = rope_kv_references[V4]
+    inputs = Inputs(fmt_of(ref, fmt_name), torch.bfloat16, NON_FINITE_ROWS, seed=43, pad=0)
+    g = torch.Generator("cuda").manual_seed(44)
+    inputs.kv = non_finite_rows(torch.bfloat16, g)
+    compare_with_vllm(ops[V4], oracle, ref, inputs, torch.bfloat16)

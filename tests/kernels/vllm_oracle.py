@@ -291,3 +291,89 @@ def vllm_mxfp8_module():
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+# --- vLLM's readers of the packed records -------------------------------------------------------
+
+FLASHMLA = ORACLE_DIR / "_flashmla_C.abi3.so"
+CACHE_UTILS_V41 = ORACLE_DIR / "cache_utils_v41.py"
+# The top-level definitions of the wheel's vllm/models/deepseek_v41/common/ops/cache_utils.py
+# that its Triton dequantize-and-gather needs: the kernels of the 584 B (V4), 528 B (MXFP8) and
+# 288 B records, their launcher, and the constants those read.
+_GATHER_DEFINITIONS = (
+    "V4_BYTES_PER_TOKEN",
+    "V41_BYTES_PER_TOKEN",
+    "V41_QUANT_BLOCK",
+    "V41_NUM_SCALES",
+    "V41_NVFP4_BYTES_PER_TOKEN",
+    "V41_NVFP4_QUANT_BLOCK",
+    "V41_NVFP4_NUM_SCALES",
+    "_dequantize_and_gather_k_kernel",
+    "_dequantize_and_gather_k_one_pass_kernel",
+    "_dequantize_and_gather_k_mxfp8_kernel",
+    "_dequantize_and_gather_k_nvfp4_kernel",
+    "_GATHER_STEPS_PER_WORKER",
+    "_GATHER_MIN_WORKERS",
+    "_GATHER_MAX_WORKERS",
+    "gather_num_workers",
+    "dequantize_and_gather_k_cache_triton",
+)
+
+
+def load_flashmla() -> types.SimpleNamespace:
+    """torch.ops._flashmla_C from the wheel's vllm/_flashmla_C.abi3.so (stable ABI)."""
+    if not FLASHMLA.is_file():
+        raise RuntimeError(f"{FLASHMLA} is missing: run scripts/vllm_oracle.sh")
+    if not hasattr(torch.ops, "_flashmla_C") or not hasattr(
+        torch.ops._flashmla_C, "sparse_decode_fwd"
+    ):
+        torch.ops.load_library(str(FLASHMLA))
+    return torch.ops._flashmla_C
+
+
+def vllm_gather_module() -> types.ModuleType:
+    """vLLM's Triton ``dequantize_and_gather_k_cache_triton`` and its kernels, run from the
+    wheel's own source text: the definitions named in _GATHER_DEFINITIONS are taken out of the
+    module by its syntax tree and executed unchanged, with the three vLLM names they read
+    (``current_platform.is_rocm``, ``cdiv``, ``next_power_of_2``) and triton. The rest of the
+    module (JIT warm-up classes, vLLM config readers) is not needed to read a cache."""
+    import ast
+    import math
+
+    import triton
+    import triton.language as tl
+
+    if not CACHE_UTILS_V41.is_file():
+        raise RuntimeError(f"{CACHE_UTILS_V41} is missing: run scripts/vllm_oracle.sh")
+    source = CACHE_UTILS_V41.read_text()
+    tree = ast.parse(source)
+    wanted = []
+    for node in tree.body:
+        names = (
+            [node.name]
+            if isinstance(node, ast.FunctionDef)
+            else [t.id for t in node.targets if isinstance(t, ast.Name)]
+            if isinstance(node, ast.Assign)
+            else []
+        )
+        if any(name in _GATHER_DEFINITIONS for name in names):
+            wanted.append(node)
+    found = {n.name if isinstance(n, ast.FunctionDef) else n.targets[0].id for n in wanted}
+    missing = set(_GATHER_DEFINITIONS) - found
+    if missing:
+        raise RuntimeError(f"{CACHE_UTILS_V41} lacks {sorted(missing)}: not vLLM 0.33.0's file?")
+    module = types.ModuleType("_vllm_0_33_deepseek_v41_cache_utils")
+    module.__file__ = str(CACHE_UTILS_V41)  # triton.jit reads the kernels' source from here
+    platform = types.SimpleNamespace(is_rocm=lambda: False, is_fp8_fnuz=lambda: False)
+    module.__dict__.update(
+        torch=torch,
+        triton=triton,
+        tl=tl,
+        current_platform=platform,
+        cdiv=lambda a, b: -(-a // b),
+        next_power_of_2=lambda n: 1 << max(0, math.ceil(math.log2(n))),
+    )
+    sys.modules[module.__name__] = module
+    code = compile(ast.Module(body=wanted, type_ignores=[]), str(CACHE_UTILS_V41), "exec")
+    exec(code, module.__dict__)
+    return module

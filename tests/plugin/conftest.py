@@ -10,26 +10,17 @@ package is installed into a private ``--target`` directory, so the shared venv s
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
-from pluginhelpers import SPECS, VENV_VARIABLE, Driver, build_family, install_plugin, vllm_venv
+from pluginhelpers import SPECS, Driver, build_family, install_plugin
+from vllmvenv import require_vllm_python
 
 
 @pytest.fixture(scope="session")
 def vllm_python() -> Path:
-    venv = vllm_venv()
-    if venv is not None:
-        return venv / "bin" / "python"
-    reason = (
-        f"the vLLM 0.33.0 conformance venv is absent (${VENV_VARIABLE}, else "
-        "<repo>/.cache/vllm-0.33.0-venv): build it with scripts/conformance_venv.sh"
-    )
-    if os.environ.get("DSV41GEN_REQUIRE_CONFORMANCE") == "1":
-        pytest.fail(reason + "; DSV41GEN_REQUIRE_CONFORMANCE=1 requires it")
-    pytest.skip(reason)
+    return require_vllm_python()
 
 
 @pytest.fixture(scope="session")

@@ -16,16 +16,8 @@ import vllm_forkserver  # noqa: E402
 
 SPECS = REPO / "specs"
 DRIVER = Path(__file__).resolve().parent / "vllm_driver.py"
-VENV_VARIABLE = "DSV41GEN_VLLM_VENV"
-DEFAULT_VENV = REPO / ".cache" / "vllm-0.33.0-venv"
-
-
-STAMP = ".dsv41gen-conformance-stamp"  # written by scripts/conformance_venv.sh once it works
-
-
-def vllm_venv() -> Path | None:
-    venv = Path(os.environ.get(VENV_VARIABLE) or DEFAULT_VENV)
-    return venv if (venv / STAMP).is_file() and (venv / "bin" / "python").exists() else None
+# packages a venv built before requirements-vllm.txt gained them lacks (both runs)
+EXTRA_PATH_VARIABLE = "DSV41GEN_VLLM_EXTRA_PATH"
 
 
 class Driver:
@@ -47,8 +39,12 @@ class Driver:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VLLM_PLUGINS")}
         env["DSV41GEN_DRIVER_PRELUDE"] = "\n".join(prelude)
         args = [str(self.python), str(DRIVER), str(cases_file)]
+        path = [str(site)] if site is not None else []
+        # packages a venv built before requirements-vllm.txt gained them lacks (both runs)
+        path += [p for p in os.environ.get(EXTRA_PATH_VARIABLE, "").split(os.pathsep) if p]
+        if path:
+            env["PYTHONPATH"] = os.pathsep.join(path)
         if site is not None:
-            env["PYTHONPATH"] = str(site)
             args.append("--plugin")
         result = vllm_forkserver.run(args[0], args[1:], env=env, timeout=900)
         if result.returncode != 0:

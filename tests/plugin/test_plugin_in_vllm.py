@@ -58,6 +58,10 @@ V42 = textwrap.dedent(
           num_speculative_tokens:
             maximum: 6             # acceptance collapses past one block
       # forbidden: mtp is inherited from V4.1; its message is derived again for V4.2
+      forbidden:
+        eagle3:
+          use_instead: dspark
+          message: DeepSeek V4.2 ships no EAGLE-3 head; use speculative method 'dspark'.
 
     attention_backends:            # V4.1's entries are V4.1's; V4.2 uses its own subclass
       DeepseekV41IndexerBackend: !delete
@@ -93,8 +97,15 @@ V42_MTP_MESSAGE = (
     "weights. Use speculative method 'dspark' instead of 'mtp'."
 )
 V42_MAXIMUM = 6
+V42_EAGLE3_MESSAGE = "DeepSeek V4.2 ships no EAGLE-3 head; use speculative method 'dspark'."
 V42_RUNNER_MESSAGE = "DeepSeek V4.2 needs Model Runner V2 for FULL CUDA graphs."
 V42_FORBIDDEN_MODES = ("FULL", "FULL_DECODE_ONLY")  # runner.forbidden_modes.mrv1_full, on v1
+# V4.2's architectures name no engine_sets: each takes those of V4.1's entry for the model class
+# it runs (deepseek_v41.yaml: DeepseekV41ForCausalLM's; DSparkV41DraftModel states none).
+V42_ENGINE_SETS = {
+    "DeepseekV42ForCausalLM": ["breakable_cudagraph", "breakable_cudagraph_rocm", "flashinfer_moe_ep"],
+    "DSparkV42DraftModel": [],
+}
 LAYER_FLAGS = (
     {"rocm_mxfp4": False, "sparse_logits": False},
     {"rocm_mxfp4": False, "sparse_logits": True},
@@ -318,6 +329,8 @@ def _v42_cases(model: str) -> dict[str, dict]:
             cases[f"mtp/{n}/{draft}"] = _speculative(model, "mtp", n, draft)
     for n in range(1, 10):
         cases[f"dspark/{n}"] = _speculative(model, "dspark", n)
+    for n in (None, 2):
+        cases[f"eagle3/{n}"] = _speculative(model, "eagle3", n)
     for device in BLOCK_SIZES:
         cases[f"block_sizes/{device}"] = {
             "kind": "block_sizes",
@@ -327,6 +340,7 @@ def _v42_cases(model: str) -> dict[str, dict]:
     for device in BLOCK_SIZES:
         cases[f"layer/{device}"] = _layer(model, "vllm.models.deepseek_v41", LAYER_FLAGS[0], device)
     cases["layer/sparse"] = _layer(model, "vllm.models.deepseek_v41", LAYER_FLAGS[1], "9.0")
+    cases["engine_sets"] = {"kind": "engine_sets", "archs": list(V42_ENGINE_SETS)}
     for runner in ("v1", "v2"):
         for mode in CUDAGRAPH_MODES:
             cases[f"runner/{runner}/{mode}"] = _runner(model, runner, mode)
@@ -375,6 +389,15 @@ def test_v42_forbidden_method_raises_its_derived_message(v42_results):
                 continue
             assert result["outcome"] == "error", (n, draft, result)
             assert result["message"] == V42_MTP_MESSAGE
+
+
+def test_v42_forbidden_method_is_refused_before_vllm_builds_its_draft(v42_results):
+    """eagle3: vLLM keeps the method as named, so the spec's refusal comes first; vLLM's own
+    setup of an EAGLE-3 draft for this target would fail with words of its own."""
+    for n in (None, 2):
+        result = v42_results[f"eagle3/{n}"]
+        assert result["outcome"] == "error", (n, result)
+        assert result["message"] == V42_EAGLE3_MESSAGE, (n, result)
 
 
 def test_v42_num_speculative_tokens_rules(v42_results):
@@ -434,16 +457,37 @@ def test_v42_forbidden_runner_mode_is_refused(v42_results):
 
 
 def test_v42_runner_guard_judges_the_mode_vllm_resolved(v42_results):
-    """FULL_AND_PIECEWISE is not forbidden, but without VLLM_COMPILE vLLM resolves it to a
-    mode without the piecewise part (V4.2's architecture is not one vLLM makes breakable).
-    vLLM's own resolution, seen on Model Runner V2, is a mode V4.2 forbids on V1; so on V1
-    the guard refuses it."""
+    """The guard judges the cudagraph mode vLLM settled on, not the one requested: on Model
+    Runner V1, FULL_AND_PIECEWISE without VLLM_COMPILE is refused exactly when vLLM resolves it
+    (seen on Model Runner V2, which no guard judges) to a mode V4.2 forbids on V1."""
     on_v2 = v42_results["runner/v2/FULL_AND_PIECEWISE/eager"]
     assert on_v2["outcome"] == "ok", on_v2
     resolved = on_v2["values"]["cudagraph_mode"]
-    assert resolved != "FULL_AND_PIECEWISE" and resolved in V42_FORBIDDEN_MODES
     on_v1 = v42_results["runner/v1/FULL_AND_PIECEWISE/eager"]
-    assert on_v1["outcome"] == "error" and on_v1["message"] == V42_RUNNER_MESSAGE, on_v1
+    if resolved in V42_FORBIDDEN_MODES:
+        assert on_v1["outcome"] == "error" and on_v1["message"] == V42_RUNNER_MESSAGE, on_v1
+    else:
+        assert on_v1["outcome"] == "ok", on_v1
+        assert on_v1["values"]["cudagraph_mode"] == resolved
+
+
+def test_v42_is_in_the_engine_sets_of_the_model_class_it_runs(v42_results):
+    result = v42_results["engine_sets"]
+    assert result["outcome"] == "ok", result
+    assert result["values"] == V42_ENGINE_SETS
+
+
+def test_v42_gets_the_runner_settings_of_v41s_model(v42, v42_results, driver, tmp_path):
+    """vLLM keys breakable CUDA graphs (and so no torch.compile) on the architecture name; V4.2
+    runs V4.1's model class, so on Model Runner V2 it gets what stock V4.1 gets."""
+    fields = {"num_nextn_predict_layers": 3, "dspark_block_size": 5}
+    v41 = write_model(tmp_path, "v41", "DeepseekV41ForCausalLM", "deepseek_v41", **fields)
+    cases = [_runner(str(v41), "v2", mode) for mode in CUDAGRAPH_MODES]
+    stock = driver.run(cases, None, tmp_path / "stock")["results"]
+    for mode, v41_result in zip(CUDAGRAPH_MODES, stock):
+        assert v41_result["outcome"] == "ok", v41_result
+        assert v41_result["values"]["breakable_cudagraph"] == "1"
+        assert v42_results[f"runner/v2/{mode}"] == v41_result, mode
 
 
 # --- a vLLM that is not the one the specs describe -------------------------------------------
@@ -513,3 +557,81 @@ def test_loading_twice_hooks_once(v42, driver, tmp_path):
     run = driver.run([_speculative(v42["model"], "dspark")], v42["site"], tmp_path, twice)
     assert run["load"]["outcome"] == "ok", run["load"]
     assert run["results"][0]["values"]["draft_architecture"] == V42_DRAFT_ARCHITECTURE
+
+
+# --- loading: each registry target checked, warnings once (issue 30, item 6) -----------------
+
+
+def _capture(path: Path, *loggers: str) -> str:
+    """Prelude statements that write the named loggers' records (and Python warnings) to
+    ``path``, one per line: the driver silences logging below ERROR otherwise."""
+    names = ", ".join(repr(n) for n in (*loggers, "py.warnings"))
+    return (
+        "import logging\n"
+        "logging.disable(logging.NOTSET)\n"
+        "logging.captureWarnings(True)\n"
+        f"handler = logging.FileHandler({str(path)!r})\n"
+        "handler.setFormatter(logging.Formatter('%(name)s: %(message)s'))\n"
+        f"for name in ({names},):\n"
+        "    logging.getLogger(name).addHandler(handler)\n"
+        "    logging.getLogger(name).setLevel(logging.INFO)\n"
+    )
+
+
+MISSING_MODULE_V42 = V42.replace(
+    "module: vllm.models.deepseek_v41\n    class: DeepseekV41ForCausalLM",
+    "module: vllm.models.deepseek_v42\n    class: DeepseekV41ForCausalLM",
+)
+
+
+def test_a_registry_target_that_is_missing_is_refused_loudly_and_alone(
+    vllm_python, driver, tmp_path
+):
+    """A variant whose architecture names a module vLLM 0.33.0 lacks: at load, one line names
+    the entry and what is missing; every other architecture of the family still registers."""
+    assert MISSING_MODULE_V42 != V42
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS, specs)
+    (specs / "deepseek_v42.yaml").write_text(MISSING_MODULE_V42)
+    site = install_plugin(build_family(specs, tmp_path / "out"), vllm_python, tmp_path)
+    log = tmp_path / "load.log"
+    archs = [
+        "DeepseekV42ForCausalLM",
+        "DSparkV42DraftModel",
+        "DeepseekV4ForCausalLM",
+        "DeepseekV41ForCausalLM",
+    ]
+    run = driver.run(
+        [{"kind": "registry", "archs": archs}], site, tmp_path / "run", _capture(log, "deepseek_v4")
+    )
+    assert run["load"]["outcome"] == "ok", run["load"]
+    (registered,) = run["results"]
+    assert registered["values"] == {
+        "DeepseekV42ForCausalLM": False,
+        "DSparkV42DraftModel": True,
+        "DeepseekV4ForCausalLM": True,
+        "DeepseekV41ForCausalLM": True,
+    }
+    lines = [line for line in log.read_text().splitlines() if "not registered" in line]
+    assert lines == [
+        "deepseek_v4.plugin: deepseek_v4 vLLM plugin: architecture DeepseekV42ForCausalLM not "
+        "registered: module vllm.models.deepseek_v42 does not exist in the installed vLLM "
+        "0.33.0; fix architectures.DeepseekV42ForCausalLM in its spec and rebuild"
+    ]
+
+
+def test_the_mtp_warning_is_emitted_once(driver, real_family, tmp_path):
+    """vLLM warns about MTP num_speculative_tokens > 1 itself; the plugin's rule, which states
+    that warning, does not say it a second time."""
+    _package, site = real_family
+    model = write_model(
+        tmp_path, "v4", "DeepseekV4ForCausalLM", "deepseek_v4", num_nextn_predict_layers=1
+    )
+    case = _speculative(str(model), "mtp", 2)
+    counts = {}
+    for name, where in (("stock", None), ("plugin", site)):
+        log = tmp_path / f"{name}.log"
+        run = driver.run([case], where, tmp_path / name, _capture(log, "vllm"))
+        assert run["results"][0]["outcome"] == "ok", run["results"]
+        counts[name] = log.read_text().count("multiple times of forward on same MTP layer")
+    assert counts == {"stock": 1, "plugin": 1}

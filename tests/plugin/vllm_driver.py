@@ -85,24 +85,33 @@ def run_speculative(case: dict) -> dict:
 
 
 def run_vllm_config(case: dict) -> dict:
-    from vllm.config import CompilationConfig, VllmConfig
+    from vllm.config import CacheConfig, CompilationConfig, VllmConfig
 
     target = _model_config(case)
     given = {"cudagraph_mode": case["cudagraph_mode"], "mode": case.get("compilation_mode")}
     compilation = CompilationConfig(**{k: v for k, v in given.items() if v is not None})
+    cache = CacheConfig(cache_dtype=case.get("kv_cache_dtype") or "auto")
     os.environ["VLLM_USE_V2_MODEL_RUNNER"] = "1" if case["runner"] == "v2" else "0"
     try:
         with pretending_cuda(case.get("device", "9.0")):
-            config = VllmConfig(model_config=target, compilation_config=compilation)
+            config = VllmConfig(
+                model_config=target, compilation_config=compilation, cache_config=cache
+            )
             return {
                 "outcome": "ok",
                 "values": {
                     "cudagraph_mode": config.compilation_config.cudagraph_mode.name,
+                    "compilation_mode": int(config.compilation_config.mode),
                     "use_v2_model_runner": config.use_v2_model_runner,
+                    "cache_dtype": str(config.cache_config.cache_dtype),
+                    # vLLM sets it for the architectures of its breakable-CUDA-graph set
+                    "breakable_cudagraph": os.environ.get("VLLM_USE_BREAKABLE_CUDAGRAPH"),
                 },
             }
     finally:
-        del os.environ["VLLM_USE_V2_MODEL_RUNNER"]  # the next case gets vLLM's default
+        # the next case gets vLLM's defaults: what this case set in the environment goes
+        del os.environ["VLLM_USE_V2_MODEL_RUNNER"]
+        os.environ.pop("VLLM_USE_BREAKABLE_CUDAGRAPH", None)
 
 
 def run_registry(case: dict) -> dict:
@@ -163,7 +172,60 @@ def run_layer_backend(case: dict) -> dict:
     }
 
 
+def run_engine_sets(case: dict) -> dict:
+    """Which of ``archs`` vLLM's engine-wide architecture sets hold: the breakable-CUDA-graph
+    default (as vLLM reads it, through its function), the same function's answer on ROCm, and
+    the FlashInfer MoE expert-parallel set."""
+    import vllm.config.kernel as kernel
+    import vllm.config.vllm as config_vllm
+    import vllm.platforms
+    from vllm.platforms.interface import PlatformEnum
+
+    reader = config_vllm.default_breakable_cudagraph_architectures
+    platform = vllm.platforms.current_platform
+    original = type(platform)
+    cache_clear = getattr(reader, "cache_clear", lambda: None)
+    cache_clear()
+    default = reader()
+    platform.__class__ = type("PretendRocm", (original,), {"_enum": PlatformEnum.ROCM})
+    try:
+        cache_clear()
+        rocm = reader()
+    finally:
+        platform.__class__ = original
+        cache_clear()
+    sets = {
+        "breakable_cudagraph": default,
+        "breakable_cudagraph_rocm": rocm,
+        "flashinfer_moe_ep": kernel.FLASHINFER_MOE_EP_ARCHITECTURES,
+    }
+    return {
+        "outcome": "ok",
+        "values": {a: sorted(n for n, members in sets.items() if a in members) for a in case["archs"]},
+    }
+
+
+def run_dspark_backend(case: dict) -> dict:
+    """The attention backend vLLM's DSpark setup gives a draft of ``draft_model_type``
+    (v1/worker/gpu/spec_decode/dspark/utils.py), looked up in its module as its caller does."""
+    import types
+
+    import vllm.v1.worker.gpu.spec_decode.dspark.utils as utils
+    from vllm.v1.attention.backends.registry import AttentionBackendEnum
+
+    def backend(name):
+        return None if name is None else AttentionBackendEnum[name]
+
+    draft = types.SimpleNamespace(hf_config=types.SimpleNamespace(model_type=case["draft_model_type"]))
+    chosen = utils._resolve_dspark_attention_backend(
+        draft, backend(case["draft_backend"]), backend(case["target_backend"])
+    )
+    return {"outcome": "ok", "values": {"backend": None if chosen is None else chosen.name}}
+
+
 RUNNERS = {
+    "dspark_backend": run_dspark_backend,
+    "engine_sets": run_engine_sets,
     "layer_backend": run_layer_backend,
     "speculative": run_speculative,
     "vllm_config": run_vllm_config,
@@ -180,6 +242,13 @@ WATCHED = (
 )
 
 
+MODULE_WATCHED = (
+    ("vllm.v1.worker.gpu.spec_decode.dspark.utils", "_resolve_dspark_attention_backend"),
+    ("vllm.config.vllm", "default_breakable_cudagraph_architectures"),
+    ("vllm.config.kernel", "FLASHINFER_MOE_EP_ARCHITECTURES"),
+)
+
+
 def _watched() -> dict[str, object]:
     import importlib
 
@@ -190,6 +259,8 @@ def _watched() -> dict[str, object]:
         for m, o, a in WATCHED
     }
     seen["_CONFIG_REGISTRY"] = tuple(sorted(dict.keys(_CONFIG_REGISTRY)))
+    for module, attribute in MODULE_WATCHED:
+        seen[f"{module}.{attribute}"] = importlib.import_module(module).__dict__.get(attribute)
     return seen
 
 

@@ -3,7 +3,7 @@ trip against seed 000 (the pull request that added V4.1), drift, and clear error
 
 The expected lines of the round trip are seed 000's hunks ("before" = the tree without V4.1,
 "after" = with it), adapted to 0.33.0 where 0.33.0 differs from the PR (the lines it states
-are 0.33.0's; see docs/vllm-tree.md); they are not computed by the emitter.
+are 0.33.0's; see docs/vllm-source-tree.md); they are not computed by the emitter.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from pathlib import Path
 
 # Per emitter site, the CPU-runnable tests of vLLM 0.33.0 that exercise it (node ids relative
 # to the tree's root). Chosen by reading which tests import the touched modules; every one runs
-# in seconds on the CPU. Tests that need a GPU or the network are listed in docs/vllm-tree.md.
+# in seconds on the CPU. Tests that need a GPU or the network are listed in docs/vllm-source-tree.md.
 SITE_TESTS: dict[str, tuple[str, ...]] = {
     "registry": (
         "tests/models/test_registry.py::test_hf_registry_coverage",

@@ -260,38 +260,96 @@ def test_yaml_only_siblings_leave_existing_variants_unchanged(baseline, siblings
                 sibling_yaml(index, parent, mutations), encoding="utf-8"
             )
         _build(root)
-        out = root / "out"
-        after = take(out, PACKAGE, baseline["matrix"])
-        changed = {
-            key: (baseline["snapshot"][key], after.get(key))
-            for key in baseline["snapshot"]
-            if after.get(key) != baseline["snapshot"][key]
-        }
-        assert not changed, (siblings, dict(list(changed.items())[:5]))
-        files = {
-            p.relative_to(out).as_posix()
-            for p in (out / PACKAGE).rglob("*")
-            if p.is_file() and "__pycache__" not in p.parts
-        }
-        assert baseline["files"] <= files, sorted(baseline["files"] - files)
-        own = _own_kernel_files(out)
-        differ = sorted(k for k in baseline["own"] if own.get(k) != baseline["own"][k])
-        assert not differ, (siblings, differ)
-        # The baseline's generated tests, unchanged, against the build with the siblings; those
-        # named whole_family assert the family's full contents, which a sibling adds to.
-        tests = out / PACKAGE / "tests"
-        shutil.rmtree(tests)
-        shutil.copytree(baseline["root"] / "out" / PACKAGE / "tests", tests)
-        result = subprocess.run(
-            [
-                *GENERATED_PYTEST,
-                "-k",
-                "not whole_family",
-            ]
-            + [str(tests)],
-            cwd=out,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert result.returncode == 0, (siblings, result.stdout[-3000:])
+        assert_existing_variants_unchanged(baseline, root / "out", siblings)
+
+
+def _mentions(key: str, names: list[str]) -> bool:
+    """Whether a snapshot key asks about one of ``names`` (an argument, quoted, or a table
+    entry in brackets)."""
+    return any(f'"{n}"' in key or f"[{n}]" in key for n in names)
+
+
+def assert_existing_variants_unchanged(baseline: dict, out: Path, label: object) -> None:
+    """The existing variants' full behaviour in ``out`` is the baseline's: every baseline answer
+    is the same; an answer the baseline could not give (a function a new variant brought) is
+    asked of an existing variant's model type or architecture, and it says "not mine" (None:
+    a check accepts, a lookup has no entry; False: a yes/no site says no; never a refusal or a
+    warning), so nothing new answers for them; the baseline's generated tests pass; no baseline
+    file is dropped; the existing variants' own kernel files are byte-identical."""
+    after = take(out, PACKAGE, baseline["matrix"])
+    changed = {
+        key: (baseline["snapshot"][key], after.get(key))
+        for key in baseline["snapshot"]
+        if after.get(key) != baseline["snapshot"][key]
+    }
+    assert not changed, (label, dict(list(changed.items())[:5]))
+    existing = baseline["matrix"]["model_types"] + baseline["matrix"]["architectures"]
+    answers_for_them = {
+        key: value
+        for key, value in after.items()
+        if key not in baseline["snapshot"]
+        and _mentions(key, existing)
+        and not (value is None or value is False)
+    }
+    assert not answers_for_them, (label, dict(list(answers_for_them.items())[:5]))
+    files = {
+        p.relative_to(out).as_posix()
+        for p in (out / PACKAGE).rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert baseline["files"] <= files, sorted(baseline["files"] - files)
+    own = _own_kernel_files(out)
+    differ = sorted(k for k in baseline["own"] if own.get(k) != baseline["own"][k])
+    assert not differ, (label, differ)
+    # The baseline's generated tests, unchanged, against the build with the new variants; those
+    # named whole_family assert the family's full contents, which a new variant adds to.
+    tests = out / PACKAGE / "tests"
+    shutil.rmtree(tests)
+    shutil.copytree(baseline["root"] / "out" / PACKAGE / "tests", tests)
+    result = subprocess.run(
+        [*GENERATED_PYTEST, "-k", "not whole_family", str(tests)],
+        cwd=out,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, (label, result.stdout[-3000:])
+
+
+# Issue 26 item 2: V4.2 opts EAGLE-3 into adaptive verification. That used to add a family-wide
+# check_adaptive_verification that refused it for V4 and V4.1 ("DeepSeek V4 does not support
+# adaptive verification"), which a snapshot of the baseline's functions could not see.
+ADAPTIVE_CHILD = """\
+spec_version: 1
+extends: deepseek_v41.yaml
+variant: {name: deepseek_v42, display_name: DeepSeek V4.2, model_type: deepseek_v42}
+architectures:
+  DeepseekV42ForCausalLM:
+    registry: text_generation
+    module: vllm.models.deepseek_v42
+    class: DeepseekV42ForCausalLM
+speculative:
+  methods:
+    eagle3:
+      label: EAGLE-3
+      weights: dspark
+      draft_model_type: deepseek_v42_eagle3
+      tokens_per_round: {sources: [num_nextn_predict_layers]}
+      num_speculative_tokens: {default: tokens_per_round, divisibility: none}
+      adaptive_verification: true
+"""
+
+
+def test_a_childs_adaptive_opt_in_answers_for_no_parent(baseline, tmp_path):
+    shutil.copytree(SPECS, tmp_path / "specs")
+    (tmp_path / "specs" / "deepseek_v42.yaml").write_text(ADAPTIVE_CHILD, encoding="utf-8")
+    _build(tmp_path)
+    out = tmp_path / "out"
+    # The child itself is judged: the check exists and refuses adaptive DSpark for deepseek_v42.
+    mine = take(out, PACKAGE, matrix_of(out, PACKAGE))
+    key = 'speculative.check_adaptive_verification["deepseek_v42", "dspark", true]'
+    assert mine[key] == {
+        "raises": "ValueError",
+        "message": "Adaptive verification only supported with EAGLE-3",
+    }, mine.get(key)
+    assert_existing_variants_unchanged(baseline, out, "deepseek_v42")

@@ -1,6 +1,6 @@
-"""The README's worked example, as the README gives it: put beside the real specs, it builds,
+"""The worked example (docs/variant.md), as the page gives it: put beside the real specs, it builds,
 `check` agrees, the family's generated tests pass (for V4, V4.1 and V4.2), and it does what the
-README says. The example is read from the README itself, so the two cannot drift apart.
+page says. The example is read from the page itself, so the two cannot drift apart.
 
 With the example in specs/ the rest of the suite also passes: every fixture copies the specs it
 is written about (``copy_specs``), never the whole directory."""
@@ -17,10 +17,9 @@ from wiringhelpers import GENERATED_PYTEST, REPO, SPECS, run_cli
 
 
 def worked_example() -> str:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Worked example") :]
-    match = re.search(r"```yaml\n(.*?)```", section, re.S)
-    assert match, "the README's worked example has no yaml block"
+    page = (REPO / "docs" / "variant.md").read_text(encoding="utf-8")
+    match = re.search(r"```yaml\n(.*?)```", page, re.S)
+    assert match, "docs/variant.md's worked example has no yaml block"
     return match[1]
 
 

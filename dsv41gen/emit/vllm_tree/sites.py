@@ -784,7 +784,7 @@ class StateBucketTable(Site):
                     f"{self.path}: no `{table}` table. In vLLM 0.33.0 is_state_bucket is a "
                     "closure in _get_packed_kv_cache_groups that no tool can edit safely; "
                     "apply the one-time refactor first (`dsv41gen emit --refactor-upstream`, "
-                    "docs/vllm-tree.md says what it changes)"
+                    "docs/vllm-source-tree.md says what it changes)"
                 )
             value = small.value
             present = [

@@ -1,0 +1,1608 @@
+"""The spec language, declared once: every field's type, range, default, documentation and
+review severity.
+
+Derived from it (``derive.py``; ``python -m dsv41gen.spec.derive`` rewrites the files, and a test
+fails when a committed one is stale): ``dsv41gen/schema.json``, ``dsv41gen/schema-child.json``,
+the severities ``dsv41gen diff`` gives each change (``semdiff.py``), and the language reference
+``docs/reference/language.md``.
+
+Adding a field: declare it here (with ``doc`` and, when a change of it is not plain BEHAVIOUR,
+its ``review``), run ``python -m dsv41gen.spec.derive``, and read it in the planner.
+"""
+
+from __future__ import annotations
+
+from .language import (
+    CAPABILITY_FAMILIES,
+    DOTTED_NAME,
+    IDENTIFIER,
+    SNAKE_CASE,
+    UPPER_CASE,
+    Bool,
+    Change,
+    Const,
+    Enum,
+    Field,
+    Int,
+    List,
+    Map,
+    Num,
+    Obj,
+    OneOf,
+    Raw,
+    Ref,
+    Str,
+    anchored,
+    behaviour,
+    breaking,
+    cosmetic,
+)
+
+# A KV-cache block size in tokens.
+_BLOCK_TOKENS = Int(minimum=1, maximum=65536, range="a KV-cache block of at most 65536 tokens")
+
+# A head dimension.
+_HEAD_VALUES = Int(minimum=1, maximum=65536, range="a head of at most 65536 values")
+
+# A count of values in one cache record.
+_RECORD_VALUES = Int(minimum=0, maximum=65536, range="at most 65536 values per record")
+
+# An E8M0 scale byte (signed, for a bias).
+_SCALE_CODE = Int(minimum=-255, maximum=255, range="an 8-bit scale code")
+
+# KV compress ratios.
+_COMPRESS_RATIOS = List(
+    items=Int(minimum=0, maximum=65536, range="a compress ratio of at most 65536"),
+    min_items=1,
+    max_items=64,
+)
+
+# Per-token byte counts.
+_BYTES_PER_TOKEN = List(
+    items=Int(minimum=1, maximum=1048576, range="at most 1 MiB per token"),
+    min_items=1,
+    max_items=64,
+)
+
+# The bytes of one token record.
+_RECORD_BYTES = Int(minimum=1, maximum=1048576, range="at most 1 MiB per token record")
+
+# Checkpoint or engine weight names (dotted).
+_WEIGHT_NAMES = List(items=Str(pattern=DOTTED_NAME))
+
+# Checkpoint name -> engine parameter name.
+_RENAMES = Map(keys=Str(pattern=DOTTED_NAME), values=Str(pattern=DOTTED_NAME))
+
+# HF config field names, first one set wins.
+_CONFIG_FIELDS = List(items=Str(pattern=SNAKE_CASE), min_items=1)
+
+# HF config field names, at most 16.
+_CONFIG_FIELDS_16 = List(items=Str(pattern=SNAKE_CASE), min_items=1, max_items=16)
+
+# vLLM's model runners.
+_MODEL_RUNNER = Enum(values=("v1", "v2"))
+
+# How a RoPE rounds its products.
+_CONTRACTION = Enum(values=("fma", "none"))
+
+# What a loader does past a count.
+_PAST_COUNT = Enum(values=("skipped", "rejected"))
+
+# The speculative methods vLLM 0.33.0 knows (SpeculativeConfig.method).
+SPECULATIVE_METHODS = ("mtp", "dspark", "eagle", "eagle3", "ngram", "draft_model", "suffix")
+
+_METHOD = Obj(
+    fields=(
+        Field(
+            "label",
+            Str(min_length=1),
+            doc="Name used in messages, e.g. 'classic-MTP'.",
+            required=True,
+            review=(cosmetic("method label (messages) changed", Change.CHANGED),),
+        ),
+        Field(
+            "weights",
+            Str(pattern=SNAKE_CASE),
+            doc="The checkpoint weight set this method loads.",
+            required=True,
+        ),
+        Field(
+            "draft_model_type",
+            Str(pattern=SNAKE_CASE),
+            doc="model_type the draft config is rewritten to.",
+            required=True,
+        ),
+        Field(
+            "draft_architecture",
+            Str(pattern=IDENTIFIER),
+            doc=("Architecture the draft config is rewritten to (a speculative_decoding entry)."),
+            review=(breaking("draft architecture changed", Change.CHANGED, Change.REMOVED),),
+        ),
+        Field(
+            "target_quantization",
+            Enum(values=("force", "default_when_unset")),
+            doc=(
+                "How the draft's quantization follows the target's: force (the target's, even"
+                " over a value the user gave: vLLM's DSpark) or default_when_unset (the "
+                "target's only when the user gave none: vLLM's MTP). Absent: the draft's own."
+            ),
+        ),
+        Field("reuses_target_kv_layout", Bool()),
+        Field("adaptive_verification", Bool()),
+        Field(
+            "tokens_per_round",
+            Obj(
+                fields=(
+                    Field(
+                        "sources",
+                        _CONFIG_FIELDS_16,
+                        doc="HF config fields, first non-empty wins.",
+                        required=True,
+                        review=(behaviour("tokens-per-round source changed", Change.CHANGED),),
+                    ),
+                )
+            ),
+            doc=(
+                "The draft config's n_predict: how many draft stages one round runs (vLLM "
+                "sets the draft's n_predict from the first set source). Not the default "
+                "num_speculative_tokens, which a method may read elsewhere "
+                "(num_speculative_tokens.default_sources)."
+            ),
+            required=True,
+        ),
+        Field(
+            "num_speculative_tokens",
+            Obj(
+                fields=(
+                    Field(
+                        "default",
+                        Enum(values=("tokens_per_round", "draft_config_fields", "none")),
+                        doc=(
+                            "tokens_per_round: the draft's n_predict; draft_config_fields: "
+                            "the first of default_sources the draft config sets (none set: a "
+                            "request without num_speculative_tokens is the engine's error); "
+                            "none: no default applies, the engine fails on a draft given "
+                            "without num_speculative_tokens, and the generated code refuses "
+                            "that request, telling the user to set it."
+                        ),
+                        required=True,
+                    ),
+                    Field(
+                        "divisibility",
+                        Enum(values=("none", "when_above_tokens_per_round", "always")),
+                        required=True,
+                    ),
+                    Field(
+                        "maximum",
+                        Int(minimum=1, maximum=1024, range="at most 1024 speculative tokens"),
+                        doc="Largest num_speculative_tokens accepted.",
+                    ),
+                    Field(
+                        "warn_above",
+                        Int(minimum=0, maximum=1024, range="at most 1024 speculative tokens"),
+                    ),
+                    Field(
+                        "default_sources",
+                        _CONFIG_FIELDS_16,
+                        doc=(
+                            "With default: draft_config_fields, the draft HF config fields "
+                            "the default is read from, first set (not None) wins."
+                        ),
+                    ),
+                    Field(
+                        "warning",
+                        Str(min_length=1),
+                        doc=(
+                            "The exact warning text logged when num_speculative_tokens is "
+                            "above warn_above (checked before divisibility, as vLLM does)."
+                        ),
+                    ),
+                )
+            ),
+            required=True,
+            review=(behaviour("num_speculative_tokens rule changed", below=True),),
+        ),
+    )
+)
+
+METHOD = Ref(name="method", target=_METHOD)
+
+_VARIANT = Obj(
+    fields=(
+        Field(
+            "name",
+            Str(pattern=SNAKE_CASE, max_length=64),
+            doc=(
+                "Variant name: a snake_case identifier (names generated modules and classes);"
+                " at most 64 characters (it names files and directories)."
+            ),
+            required=True,
+        ),
+        Field(
+            "display_name",
+            Str(min_length=1),
+            doc="Human name used in messages, e.g. 'DeepSeek V4.1'.",
+            required=True,
+            review=(cosmetic("display name (messages) changed", Change.CHANGED),),
+        ),
+        Field(
+            "model_type",
+            Str(pattern=SNAKE_CASE),
+            doc="The HF config `model_type` of this variant.",
+            required=True,
+            review=(breaking("HF model_type changed", Change.CHANGED),),
+        ),
+    )
+)
+
+_ARCHITECTURES = Map(
+    keys=Str(pattern=IDENTIFIER),
+    values=Obj(
+        fields=(
+            Field(
+                "registry",
+                Enum(values=("text_generation", "multimodal", "speculative_decoding")),
+                doc="Which registry table lists it.",
+                required=True,
+                review=(breaking("architecture moved to another registry table", Change.CHANGED),),
+            ),
+            Field(
+                "module",
+                Str(pattern=DOTTED_NAME),
+                doc="Python module that defines the class.",
+                required=True,
+                review=(breaking("registry target module changed", Change.CHANGED),),
+            ),
+            Field(
+                "class",
+                Str(pattern=IDENTIFIER),
+                doc="Class name in that module.",
+                required=True,
+                review=(breaking("registry target class changed", Change.CHANGED),),
+            ),
+            Field(
+                "engine_sets",
+                List(
+                    items=Enum(
+                        values=(
+                            "breakable_cudagraph",
+                            "breakable_cudagraph_rocm",
+                            "flashinfer_moe_ep",
+                        )
+                    ),
+                    unique=True,
+                ),
+                doc="The engine's sets keyed on the architecture name that this architecture is a member of (vLLM 0.33.0: breakable_cudagraph, config/vllm.py's DEFAULT_BREAKABLE_CUDAGRAPH_ARCHITECTURES: breakable CUDA graphs and no torch.compile by default; breakable_cudagraph_rocm, the same on ROCm; flashinfer_moe_ep, config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES). Unset: the same as the parent lineage's architecture of the same module and class, else none; [] opts out. The plugin adds the members to the engine's sets.",
+            ),
+        )
+    ),
+    entry=(breaking("registry architecture removed or renamed", Change.REMOVED, below=True),),
+)
+
+_CHECKPOINT = Obj(
+    fields=(
+        Field(
+            "weight_sets",
+            Map(
+                keys=Str(pattern=SNAKE_CASE),
+                values=Obj(
+                    fields=(
+                        Field(
+                            "stage_prefix",
+                            Str(pattern=anchored(r"([A-Za-z_][A-Za-z0-9_]*\.)*\{i\}\.")),
+                            doc=(
+                                "Prefix of each stage's weights; `{i}` is the stage index, "
+                                "e.g. 'mtp.{i}.'."
+                            ),
+                            required=True,
+                            review=(breaking("checkpoint stage prefix changed", Change.CHANGED),),
+                        ),
+                        Field(
+                            "stage_count",
+                            Obj(
+                                fields=(
+                                    Field(
+                                        "sources",
+                                        _CONFIG_FIELDS,
+                                        doc=(
+                                            "HF config fields holding the number of stages, "
+                                            "in the order the engine reads them: the first "
+                                            "set to a positive integer wins (the engine's `a "
+                                            "or b or default`)."
+                                        ),
+                                        required=True,
+                                    ),
+                                    Field(
+                                        "default",
+                                        Int(
+                                            minimum=1,
+                                            maximum=64,
+                                            range="the 64 stages a checkpoint may have",
+                                        ),
+                                        doc=(
+                                            "The stage count when no source is set (the "
+                                            "engine's literal fallback, or the config class's"
+                                            " default). Without it, a checkpoint's tensor "
+                                            "names say."
+                                        ),
+                                    ),
+                                )
+                            ),
+                            doc="How the engine's loader counts the stages it loads.",
+                            required=True,
+                            review=(behaviour("checkpoint stage count rule changed", below=True),),
+                        ),
+                        Field(
+                            "stages_past_count",
+                            _PAST_COUNT,
+                            doc=(
+                                "What the engine's loader does with a tensor of a stage at or"
+                                " past the stage count that is not a model-level weight: "
+                                "skips it (classic MTP) or fails on it (DSpark: no such "
+                                "decoder layer). Default: skipped."
+                            ),
+                            review=(
+                                behaviour(
+                                    "what the loader does with stages past the count changed"
+                                ),
+                            ),
+                        ),
+                        Field(
+                            "maps_to",
+                            Str(
+                                pattern=anchored(
+                                    r"([A-Za-z_][A-Za-z0-9_]*\.)+\{([a-z][a-z0-9_]*\+)?i\}\."
+                                )
+                            ),
+                            doc=(
+                                "The engine parameter prefix a stage's weights load into: "
+                                "`{i}` is the stage index, `{field+i}` adds an HF config "
+                                "field, e.g. 'model.layers.{num_hidden_layers+i}.'."
+                            ),
+                            required=True,
+                            review=(
+                                behaviour("engine parameter names a stage loads into changed"),
+                            ),
+                        ),
+                        Field(
+                            "required",
+                            _WEIGHT_NAMES,
+                            doc=(
+                                "Weights every stage must have (under stage_prefix, loaded "
+                                "into maps_to)."
+                            ),
+                            review=(
+                                breaking(
+                                    "required checkpoint weights renamed or changed",
+                                    Change.CHANGED,
+                                    Change.REMOVED,
+                                ),
+                            ),
+                        ),
+                        Field("optional", _WEIGHT_NAMES, doc="Weights a stage may have."),
+                        Field(
+                            "shared",
+                            Obj(
+                                fields=(
+                                    Field(
+                                        "maps_to",
+                                        Str(pattern=anchored(r"([A-Za-z_][A-Za-z0-9_]*\.)+")),
+                                        doc=(
+                                            "The model-level engine parameter prefix, e.g. "
+                                            "'model.'."
+                                        ),
+                                        required=True,
+                                        review=(
+                                            behaviour(
+                                                "engine parameter names a stage loads into changed"
+                                            ),
+                                        ),
+                                    ),
+                                    Field(
+                                        "required",
+                                        _WEIGHT_NAMES,
+                                        doc=(
+                                            "Model-level weights the checkpoint ships under "
+                                            "some stage's prefix (any stage: the engine loads"
+                                            " each once)."
+                                        ),
+                                        review=(
+                                            breaking(
+                                                "required model-level checkpoint weights renamed or changed",
+                                                Change.CHANGED,
+                                                Change.REMOVED,
+                                            ),
+                                        ),
+                                    ),
+                                    Field(
+                                        "optional",
+                                        _WEIGHT_NAMES,
+                                        doc=(
+                                            "Model-level weights that may be absent (the "
+                                            "engine drops the module)."
+                                        ),
+                                    ),
+                                )
+                            ),
+                            doc=(
+                                "Weights a stage prefix carries that the engine maps onto one"
+                                " model-level parameter: loaded once, not required per stage."
+                            ),
+                        ),
+                        Field(
+                            "derived",
+                            Map(
+                                keys=Str(pattern=DOTTED_NAME),
+                                values=Obj(
+                                    fields=(
+                                        Field(
+                                            "from",
+                                            Str(pattern=DOTTED_NAME),
+                                            doc=(
+                                                "The stage weight each stage's shard is built"
+                                                " from, e.g. 'attn.wkv'."
+                                            ),
+                                            required=True,
+                                        ),
+                                    )
+                                ),
+                            ),
+                            doc=(
+                                "Model-level parameters the engine builds from a weight of "
+                                "every stage (one shard per stage, under shared.maps_to) "
+                                "instead of loading them: a checkpoint must not ship them."
+                            ),
+                        ),
+                        Field(
+                            "renames",
+                            _RENAMES,
+                            doc=(
+                                "Checkpoint name -> engine parameter name (both relative: the"
+                                " checkpoint's under stage_prefix, the engine's under maps_to"
+                                " / shared.maps_to)."
+                            ),
+                        ),
+                        Field(
+                            "rejected",
+                            _WEIGHT_NAMES,
+                            doc=(
+                                "Checkpoint names (or name prefixes, under stage_prefix) the "
+                                "engine's loader fails on; a checkpoint carrying one is "
+                                "refused."
+                            ),
+                            review=(
+                                breaking(
+                                    "checkpoint names newly rejected", Change.ADDED, Change.CHANGED
+                                ),
+                            ),
+                        ),
+                        Field(
+                            "block",
+                            Obj(
+                                fields=(
+                                    Field(
+                                        "maps_to",
+                                        Str(pattern=anchored(r"(([A-Za-z_][A-Za-z0-9_]*\.)+)?")),
+                                        doc=(
+                                            "Where the block's parameters sit under the "
+                                            "stage's maps_to, e.g. 'mtp_block.' (V4 classic "
+                                            "MTP), '' (DSpark). Default: ''."
+                                        ),
+                                        review=(
+                                            behaviour(
+                                                "engine parameter names a stage loads into changed"
+                                            ),
+                                        ),
+                                    ),
+                                    Field(
+                                        "required",
+                                        _WEIGHT_NAMES,
+                                        doc=(
+                                            "Decoder-block weights every stage must have "
+                                            "(under stage_prefix; attention, norms, MoE gate,"
+                                            " shared experts)."
+                                        ),
+                                        required=True,
+                                        review=(
+                                            breaking(
+                                                "required checkpoint weights renamed or changed",
+                                                Change.CHANGED,
+                                                Change.REMOVED,
+                                            ),
+                                        ),
+                                    ),
+                                    Field(
+                                        "optional",
+                                        _WEIGHT_NAMES,
+                                        doc="Decoder-block weights a stage may have.",
+                                    ),
+                                    Field(
+                                        "stacked",
+                                        Map(
+                                            keys=Str(pattern=DOTTED_NAME),
+                                            values=Obj(
+                                                fields=(
+                                                    Field(
+                                                        "into",
+                                                        Str(pattern=DOTTED_NAME),
+                                                        doc=(
+                                                            "The engine parameter (relative, "
+                                                            "like the checkpoint name) the "
+                                                            "tensor loads into."
+                                                        ),
+                                                        required=True,
+                                                    ),
+                                                    Field(
+                                                        "shard",
+                                                        Int(
+                                                            minimum=0,
+                                                            maximum=63,
+                                                            range="a shard index below 64",
+                                                        ),
+                                                        doc=(
+                                                            "The shard id the loader passes "
+                                                            "(the engine's "
+                                                            "stacked_params_mapping)."
+                                                        ),
+                                                        required=True,
+                                                    ),
+                                                ),
+                                                doc="One shard of a merged engine parameter.",
+                                            ),
+                                        ),
+                                        doc=(
+                                            "Checkpoint name -> the merged engine parameter "
+                                            "and shard it loads into (the loader's "
+                                            "stacked_params_mapping, many to one). Shipping "
+                                            "the merged parameter itself loads every shard."
+                                        ),
+                                    ),
+                                    Field(
+                                        "renames",
+                                        _RENAMES,
+                                        doc=(
+                                            "Checkpoint name -> engine parameter name, one to"
+                                            " one; the engine's name is accepted too."
+                                        ),
+                                    ),
+                                    Field(
+                                        "experts",
+                                        Obj(
+                                            fields=(
+                                                Field(
+                                                    "prefix",
+                                                    Str(
+                                                        pattern=anchored(
+                                                            r"([A-Za-z_][A-Za-z0-9_]*\.)+\{e\}\."
+                                                        )
+                                                    ),
+                                                    doc=(
+                                                        "Prefix of one routed expert's "
+                                                        "weights under the stage prefix; "
+                                                        "`{e}` is the expert index, e.g. "
+                                                        "'ffn.experts.{e}.'."
+                                                    ),
+                                                    required=True,
+                                                ),
+                                                Field(
+                                                    "count",
+                                                    Obj(
+                                                        fields=(
+                                                            Field(
+                                                                "sources",
+                                                                _CONFIG_FIELDS,
+                                                                doc=(
+                                                                    "HF config fields holding"
+                                                                    " the number of routed "
+                                                                    "experts, in the order "
+                                                                    "the engine reads them: "
+                                                                    "the first set to a "
+                                                                    "positive integer wins "
+                                                                    "(`a or b`)."
+                                                                ),
+                                                                required=True,
+                                                            ),
+                                                        )
+                                                    ),
+                                                    doc=(
+                                                        "How the engine counts a stage's "
+                                                        "routed experts: expert e < count is "
+                                                        "loaded."
+                                                    ),
+                                                    required=True,
+                                                ),
+                                                Field(
+                                                    "past_count",
+                                                    _PAST_COUNT,
+                                                    doc=(
+                                                        "What the loader does with a tensor "
+                                                        "of an expert at or past the count: "
+                                                        "skips it (no expert mapping names "
+                                                        "it) or fails on it. Default: "
+                                                        "skipped."
+                                                    ),
+                                                ),
+                                                Field(
+                                                    "weights",
+                                                    Map(
+                                                        keys=Str(pattern=DOTTED_NAME),
+                                                        values=Obj(
+                                                            fields=(
+                                                                Field(
+                                                                    "into",
+                                                                    Str(pattern=DOTTED_NAME),
+                                                                    doc=(
+                                                                        "The engine parameter"
+                                                                        " (relative, like the"
+                                                                        " checkpoint name) "
+                                                                        "the tensor loads "
+                                                                        "into."
+                                                                    ),
+                                                                    required=True,
+                                                                ),
+                                                                Field(
+                                                                    "shard",
+                                                                    Str(pattern=SNAKE_CASE),
+                                                                    doc=(
+                                                                        "The shard id the "
+                                                                        "loader passes (the "
+                                                                        "expert mapping's w1 "
+                                                                        "/ w2 / w3)."
+                                                                    ),
+                                                                    required=True,
+                                                                ),
+                                                            ),
+                                                            doc=(
+                                                                "The per-expert shard of a "
+                                                                "fused experts parameter."
+                                                            ),
+                                                        ),
+                                                        min_properties=1,
+                                                    ),
+                                                    doc=(
+                                                        "Per-expert checkpoint name (under "
+                                                        "prefix) -> the fused experts "
+                                                        "parameter (one for all experts) and "
+                                                        "shard it loads into (the loader's "
+                                                        "expert_params_mapping). `into` is "
+                                                        "the parameter name up to the "
+                                                        "tensor's tail, which the loader "
+                                                        "appends without a dot: "
+                                                        "`ffn.experts.{e}.w1.weight` with "
+                                                        "`into: "
+                                                        "ffn.experts.routed_experts.w13_` "
+                                                        "loads into `ffn.experts.routed_exper"
+                                                        "ts.w13_weight`."
+                                                    ),
+                                                    required=True,
+                                                ),
+                                            )
+                                        ),
+                                        doc=(
+                                            "The routed experts of the block: per-expert "
+                                            "weights for every expert index below the count."
+                                        ),
+                                    ),
+                                )
+                            ),
+                            doc=(
+                                "The stage's decoder block (attention, norms, MoE) as the "
+                                "draft loader loads it: required per stage like the set's own"
+                                " weights, under maps_to + block.maps_to."
+                            ),
+                        ),
+                        Field(
+                            "completeness",
+                            Obj(
+                                fields=(
+                                    Field(
+                                        "checked",
+                                        Enum(values=("always", "unquantized")),
+                                        doc=(
+                                            "When the engine fails on a missing weight: "
+                                            "always, or only when the draft model is not "
+                                            "quantized (vLLM 0.33.0's DefaultModelLoader runs"
+                                            " track_weights_loading only for "
+                                            "ModelConfig.quantization None; a quantized draft"
+                                            " loads a missing weight uninitialized). Default:"
+                                            " always."
+                                        ),
+                                    ),
+                                    Field(
+                                        "untracked",
+                                        _WEIGHT_NAMES,
+                                        doc=(
+                                            "Weights of the set (checkpoint names; a derived "
+                                            "parameter by its own name) the engine never "
+                                            "checks, even when it checks completeness: in "
+                                            "vLLM 0.33.0 the parameters of a layer with a "
+                                            "quant_method (linear, embedding, LM head) count "
+                                            "as loaded on an unquantized model. Missing, they"
+                                            " load uninitialized."
+                                        ),
+                                    ),
+                                    Field(
+                                        "every_stage_loads",
+                                        Bool(),
+                                        doc=(
+                                            "The engine fails when a stage below the stage "
+                                            "count loads no tensor, quantized or not (vLLM "
+                                            "0.33.0's classic-MTP loader: 'MTP speculative "
+                                            "decoding layer N weights missing from "
+                                            "checkpoint'). Default: false."
+                                        ),
+                                    ),
+                                )
+                            ),
+                            doc=(
+                                "Which missing weights the engine's loader fails on and which"
+                                " it leaves uninitialized. Without it, every missing weight "
+                                "fails (the strict rule)."
+                            ),
+                        ),
+                        Field(
+                            "signature",
+                            List(items=Str(pattern=DOTTED_NAME), min_items=1),
+                            doc=(
+                                "The weights (or name prefixes) that identify this set in "
+                                "messages, in message order."
+                            ),
+                            required=True,
+                        ),
+                    )
+                ),
+                entry=(breaking("checkpoint weight set removed", Change.REMOVED, below=True),),
+            ),
+            required=True,
+        ),
+    )
+)
+
+_HF_CONFIG = Map(
+    keys=Str(pattern=SNAKE_CASE),
+    values=Raw(
+        schema_={
+            "type": ["integer", "number", "string", "boolean", "array", "null"],
+            "minimum": -9223372036854775808,
+            "maximum": 9223372036854775807,
+            "x-range": "a 64-bit integer or a finite number",
+            "items": {
+                "minimum": -9223372036854775808,
+                "maximum": 9223372036854775807,
+                "x-range": "a 64-bit integer or a finite number",
+            },
+        }
+    ),
+)
+
+FORBIDDEN_METHOD = Obj(
+    fields=(
+        Field(
+            "use_instead",
+            Enum(values=SPECULATIVE_METHODS),
+            doc="The allowed method to suggest.",
+            required=True,
+        ),
+        Field("message", Str(), doc="Overrides the message derived from the weight sets."),
+    )
+)
+
+_SPECULATIVE = Obj(
+    fields=(
+        Field(
+            "methods",
+            Obj(
+                fields=tuple(
+                    Field(
+                        method,
+                        METHOD,
+                        review=(
+                            breaking("speculative method dropped", Change.REMOVED, below=True),
+                        ),
+                    )
+                    for method in SPECULATIVE_METHODS
+                )
+            ),
+            doc="Speculative methods this variant allows.",
+            required=True,
+        ),
+        Field(
+            "forbidden",
+            Obj(
+                fields=tuple(
+                    Field(
+                        method,
+                        FORBIDDEN_METHOD,
+                        review=(
+                            behaviour(
+                                "speculative method newly forbidden", Change.ADDED, below=True
+                            ),
+                        ),
+                    )
+                    for method in SPECULATIVE_METHODS
+                )
+            ),
+            doc="Methods this variant rejects, and what to use instead.",
+        ),
+        Field("eagle_style_fallback", Bool(), doc="Eagle-style drafting uses this family's path."),
+    )
+)
+
+# One list of block sizes: the default, and each capability family's own.
+_BLOCK_SIZES = List(items=_BLOCK_TOKENS, min_items=1, max_items=64)
+
+KERNEL_BLOCK_SIZES = Obj(
+    fields=(
+        Field(
+            "default",
+            _BLOCK_SIZES,
+            doc="kernel block sizes, each a positive power of two",
+            required=True,
+        ),
+        Field(
+            "by_capability_family",
+            Obj(
+                fields=tuple(
+                    Field(
+                        family, _BLOCK_SIZES, doc="kernel block sizes, each a positive power of two"
+                    )
+                    for family in CAPABILITY_FAMILIES
+                )
+            ),
+            doc="Per compute-capability family (sm90 = every 9.x device).",
+        ),
+        Field(
+            "note",
+            Str(),
+            doc="Why these sizes (copied into the generated comment).",
+            review=(cosmetic("block-size note"),),
+        ),
+    )
+)
+
+_ATTENTION_BACKENDS = Map(
+    keys=Str(pattern=IDENTIFIER),
+    values=Obj(
+        fields=(
+            Field(
+                "name",
+                Str(pattern=UPPER_CASE),
+                doc="get_name() value.",
+                required=True,
+                review=(breaking("backend registered name changed", Change.CHANGED),),
+            ),
+            Field(
+                "kind",
+                Enum(values=("indexer", "sparse_mla")),
+                doc=(
+                    "indexer: a generated class; sparse_mla: a registered name with block "
+                    "sizes only."
+                ),
+                default="indexer",
+            ),
+            Field(
+                "parent",
+                Str(pattern=IDENTIFIER),
+                doc=(
+                    "Parent class: another backend of the family, or an engine class (with "
+                    "parent_module)."
+                ),
+            ),
+            Field(
+                "parent_module", Str(pattern=DOTTED_NAME), doc="Module of an engine parent class."
+            ),
+            Field(
+                "kernel_block_sizes",
+                KERNEL_BLOCK_SIZES,
+                review=(behaviour("kernel block sizes changed", below=True),),
+            ),
+            Field(
+                "supported_head_sizes",
+                List(items=_HEAD_VALUES, max_items=64, unique=True),
+                doc="get_supported_head_sizes(): the head sizes vLLM lets this backend run "
+                "(AttentionBackend.supports_head_size, checked when the backend is selected); "
+                "[] accepts every size. Without it the parent's list is inherited.",
+            ),
+            Field("supports_device_cpu_query_lens_mismatch_on_rocm", Bool()),
+            Field("supported_kv_cache_layouts", List(items=Str(pattern=UPPER_CASE))),
+            Field(
+                "metadata_builder",
+                Obj(
+                    fields=(
+                        Field(
+                            "module",
+                            Str(pattern=DOTTED_NAME),
+                            doc="Module of the engine's metadata builder class.",
+                            required=True,
+                        ),
+                        Field(
+                            "class",
+                            Str(pattern=IDENTIFIER),
+                            doc="The metadata builder class get_builder_cls() returns.",
+                            required=True,
+                        ),
+                    )
+                ),
+                doc=(
+                    "get_builder_cls(): the engine class that builds this backend's attention"
+                    " metadata. vLLM's kernels assert on the metadata type, so a backend with"
+                    " a builder of its own must name it; without it the parent's builder is "
+                    "inherited. Indexer backends only."
+                ),
+            ),
+            Field(
+                "platform",
+                Enum(values=("cuda", "rocm")),
+                doc=(
+                    "The platform vLLM runs this backend on (a ROCm backend is selected only "
+                    "on ROCm); default cuda."
+                ),
+                default="cuda",
+            ),
+        )
+    ),
+    entry=(breaking("attention backend removed", Change.REMOVED, below=True),),
+)
+
+_KV_CACHE = Obj(
+    fields=(
+        Field(
+            "spec_types",
+            Map(
+                keys=Str(pattern=IDENTIFIER),
+                values=Obj(
+                    fields=(
+                        Field("parent", Str(pattern=IDENTIFIER)),
+                        Field(
+                            "state_like",
+                            Enum(values=("always", "when_unsplit", "never")),
+                            doc="Space use does not grow with sequence length.",
+                        ),
+                    )
+                ),
+            ),
+        ),
+        Field("compress_ratios", _COMPRESS_RATIOS),
+        Field("unsupported_compress_ratio_message", Str()),
+        Field(
+            "compress_ratio_floor",
+            Int(minimum=1, maximum=65536, range="a compress ratio of at least 1 and at most 65536"),
+            doc=(
+                "The layer constructor checks max(compress_ratio_floor, the config's ratio), "
+                "as vLLM 0.33.0's V4 attention layer does with max(1, ...): a ratio below the"
+                " floor is the floor (for V4, a plain sliding window). Unset: the ratio is "
+                "checked as it is."
+            ),
+        ),
+        Field(
+            "unsupported_compress_ratio_error",
+            Enum(values=("AssertionError", "ValueError")),
+            doc=(
+                "What a ratio outside compress_ratios raises, as vLLM's layer constructor "
+                "does: AssertionError (vLLM 0.33.0's V4 compressor asserts `compress_ratio in"
+                " [4, 128]`) or ValueError (the default). Without "
+                "unsupported_compress_ratio_message the exception has no message. Setting "
+                "either field generates the check."
+            ),
+        ),
+        Field(
+            "kv_source_compressor",
+            Obj(
+                fields=(
+                    Field(
+                        "layers_listed_in",
+                        Str(pattern=SNAKE_CASE),
+                        doc=(
+                            "The HF config field listing the kv-source layer ids (absent or "
+                            "empty: no layer is a kv source)."
+                        ),
+                        required=True,
+                    ),
+                    Field(
+                        "layers_below",
+                        Str(pattern=SNAKE_CASE),
+                        doc=(
+                            "The HF config field bounding them: only a listed layer id below "
+                            "its value is a kv source (vLLM's backbone layers, layer_id < "
+                            "num_hidden_layers)."
+                        ),
+                        required=True,
+                    ),
+                    Field(
+                        "compress_ratios",
+                        _COMPRESS_RATIOS,
+                        doc="The ratios the compressor accepts.",
+                        required=True,
+                    ),
+                    Field(
+                        "unsupported_compress_ratio_error",
+                        Enum(values=("AssertionError", "ValueError", "NotImplementedError")),
+                        doc=(
+                            "What the compressor raises for another ratio (vLLM 0.33.0's "
+                            "V4.1: NotImplementedError)."
+                        ),
+                        required=True,
+                    ),
+                    Field(
+                        "unsupported_compress_ratio_message",
+                        Str(min_length=1),
+                        doc=(
+                            "Its exact message; may use {layer_id}, {compress_ratio} and "
+                            "{display_name}. Without it the exception has no message."
+                        ),
+                    ),
+                )
+            ),
+            doc=(
+                "The compressor a kv-source layer builds, and the ratios it accepts (checked "
+                "after the layer's own compress-ratio check, with the ratio the layer settled"
+                " on): vLLM 0.33.0's V4.1 builds a DeepseekCompressor on each layer listed in"
+                " the HF config's kv_source_layer_ids that is below num_hidden_layers (MTP "
+                "layers never are), and that compressor refuses every ratio but 1 and 2 "
+                "(NotImplementedError), so a kv-source layer of ratio 0 fails. Other layers "
+                "build none."
+            ),
+        ),
+    )
+)
+
+_RUNNER = Obj(
+    fields=(
+        Field(
+            "default_model_runner",
+            Map(keys=Str(pattern=IDENTIFIER), values=_MODEL_RUNNER),
+            review=(behaviour("default model runner changed", below=True),),
+        ),
+        Field(
+            "forbidden_modes",
+            Map(
+                keys=Str(pattern=SNAKE_CASE),
+                values=Obj(
+                    fields=(
+                        Field(
+                            "architectures",
+                            List(items=Str(pattern=IDENTIFIER), min_items=1),
+                            doc=(
+                                "The architectures the guard applies to; absent: every "
+                                "architecture of the family."
+                            ),
+                        ),
+                        Field(
+                            "model_runner",
+                            _MODEL_RUNNER,
+                            doc=(
+                                "The model runner the combination is forbidden on; absent: either."
+                            ),
+                        ),
+                        Field(
+                            "cudagraph_modes",
+                            List(
+                                items=Enum(
+                                    values=(
+                                        "NONE",
+                                        "PIECEWISE",
+                                        "FULL",
+                                        "FULL_DECODE_ONLY",
+                                        "FULL_AND_PIECEWISE",
+                                    )
+                                ),
+                                min_items=1,
+                            ),
+                            doc=(
+                                "The FINAL cudagraph modes (after every adjustment) that are "
+                                "refused."
+                            ),
+                            required=True,
+                        ),
+                        Field(
+                            "message",
+                            Str(min_length=1),
+                            doc="The exact ValueError message.",
+                            required=True,
+                            review=(cosmetic("runner-mode message reworded", Change.CHANGED),),
+                        ),
+                        Field(
+                            "adaptive_verification",
+                            Const(value=True),
+                            doc=(
+                                "The guard applies only when speculative decoding uses "
+                                "adaptive verification."
+                            ),
+                        ),
+                    )
+                ),
+                entry=(
+                    behaviour("runner mode newly forbidden", Change.ADDED, below=True),
+                    behaviour("runner-mode guard removed", Change.REMOVED, below=True),
+                    behaviour("forbidden runner modes changed", Change.CHANGED, below=True),
+                ),
+            ),
+        ),
+        Field(
+            "requires_model_runner",
+            Map(
+                keys=Str(pattern=SNAKE_CASE),
+                values=Obj(
+                    fields=(
+                        Field(
+                            "model_runner",
+                            _MODEL_RUNNER,
+                            doc="The runner that implements the feature.",
+                            required=True,
+                        ),
+                        Field(
+                            "speculative_method",
+                            Str(pattern=IDENTIFIER),
+                            doc="The feature is this speculative method.",
+                        ),
+                        Field(
+                            "adaptive_verification",
+                            Const(value=True),
+                            doc="The feature is adaptive verification.",
+                        ),
+                        Field(
+                            "feature",
+                            Str(min_length=1),
+                            doc="How the engine names the feature in its message.",
+                            required=True,
+                        ),
+                    ),
+                    extra={
+                        "oneOf": [
+                            {"required": ["speculative_method"]},
+                            {"required": ["adaptive_verification"]},
+                        ]
+                    },
+                ),
+            ),
+            doc=(
+                "Speculative methods and features only one model runner implements. vLLM "
+                "joins the features a config asks for and the other runner lacks into one "
+                "message (`Model Runner V1 does not support: a, b`), in the order written "
+                "here."
+            ),
+        ),
+    )
+)
+
+_QUANTIZATION = Obj(
+    fields=(
+        Field(
+            "mxfp8",
+            Obj(
+                fields=(
+                    Field(
+                        "block_size",
+                        Int(minimum=1, maximum=1024, range="a scale block of at most 1024 values"),
+                        required=True,
+                    ),
+                    Field("value_dtype", Enum(values=("float8_e4m3fn",)), required=True),
+                    Field(
+                        "value_max",
+                        Num(
+                            exclusive_minimum=0,
+                            maximum=65504,
+                            range="a finite float8 / float16 value",
+                        ),
+                        required=True,
+                    ),
+                    Field(
+                        "scale",
+                        Obj(
+                            fields=(
+                                Field("encoding", Enum(values=("e8m0",)), required=True),
+                                Field("dtype", Enum(values=("uint8",)), required=True),
+                                Field("bias", _SCALE_CODE, required=True),
+                                Field("min", _SCALE_CODE, required=True),
+                                Field("max", _SCALE_CODE, required=True),
+                            )
+                        ),
+                        required=True,
+                    ),
+                    Field(
+                        "scaling",
+                        Enum(values=("multiply_reciprocal", "divide")),
+                        doc="Only multiply_reciprocal is emitted.",
+                        required=True,
+                    ),
+                    Field("amax_floor", Enum(values=("fp32_tiny",)), required=True),
+                    Field(
+                        "layouts",
+                        List(
+                            items=Enum(values=("row_major", "swizzled_128x4")),
+                            min_items=1,
+                            max_items=8,
+                            unique=True,
+                        ),
+                        required=True,
+                        review=(
+                            breaking(
+                                "MXFP8 scale layout removed", Change.CHANGED, when_shrinks=True
+                            ),
+                        ),
+                    ),
+                    Field(
+                        "launch",
+                        Obj(
+                            fields=(
+                                Field(
+                                    "block_m",
+                                    Int(
+                                        minimum=1,
+                                        maximum=4096,
+                                        range="a Triton tile of at most 4096 rows",
+                                    ),
+                                    required=True,
+                                ),
+                                Field(
+                                    "block_k",
+                                    Int(
+                                        minimum=1,
+                                        maximum=65536,
+                                        range="a Triton tile of at most 65536 columns",
+                                    ),
+                                    required=True,
+                                ),
+                                Field(
+                                    "num_warps",
+                                    Int(minimum=1, maximum=1024, range="a Triton program's warps"),
+                                    required=True,
+                                ),
+                            )
+                        ),
+                        required=True,
+                    ),
+                )
+            ),
+        ),
+    )
+)
+
+_KERNELS = Obj(
+    fields=(
+        Field(
+            "rope_kv_insert",
+            Obj(
+                fields=(
+                    Field("head_dim", _HEAD_VALUES, required=True),
+                    Field(
+                        "nope_dim",
+                        Int(minimum=0, maximum=65536, range="a head of at most 65536 values"),
+                        required=True,
+                    ),
+                    Field(
+                        "rope_dim",
+                        Int(minimum=2, maximum=65536, range="a head of at most 65536 values"),
+                        required=True,
+                    ),
+                    Field("rope_style", Enum(values=("gptj_interleaved",)), required=True),
+                    Field(
+                        "cos_sin_cache",
+                        Obj(
+                            fields=(
+                                Field("dtype", Enum(values=("float32",)), required=True),
+                                Field("layout", Enum(values=("cos_then_sin",)), required=True),
+                            )
+                        ),
+                        required=True,
+                    ),
+                    Field(
+                        "input_dtypes",
+                        List(items=Enum(values=("bfloat16", "float16")), min_items=1, unique=True),
+                        required=True,
+                        review=(
+                            breaking(
+                                "kernel input dtype removed", Change.CHANGED, when_shrinks=True
+                            ),
+                        ),
+                    ),
+                    Field(
+                        "num_heads_q_padded",
+                        List(
+                            items=Int(
+                                minimum=0,
+                                maximum=1024,
+                                range=(
+                                    "the C++ template parameter kNumHeadsQPadded; at most "
+                                    "1024 Q heads"
+                                ),
+                            ),
+                            min_items=1,
+                            max_items=32,
+                        ),
+                        doc="kNumHeadsQPadded values to instantiate; 0 = KV-only.",
+                        required=True,
+                        review=(
+                            breaking(
+                                "compiled kNumHeadsQPadded instantiation removed",
+                                Change.CHANGED,
+                                when_shrinks=True,
+                            ),
+                        ),
+                    ),
+                    Field(
+                        "apply_q_norm", List(items=Bool(), min_items=1, unique=True), required=True
+                    ),
+                    Field(
+                        "num_token_cutoff",
+                        Int(
+                            minimum=1,
+                            maximum=2147483647,
+                            range="the CUDA host code holds it in a 32-bit int",
+                        ),
+                        required=True,
+                    ),
+                    Field(
+                        "threads_per_block",
+                        Int(
+                            minimum=32, maximum=1024, range="CUDA's limit of 1024 threads per block"
+                        ),
+                        required=True,
+                    ),
+                    Field("grid_rule", Enum(values=("kv_only_or_below_cutoff",)), required=True),
+                    Field(
+                        "fp8_max",
+                        Num(
+                            exclusive_minimum=0,
+                            maximum=448,
+                            range="float8_e4m3fn's largest finite value is 448",
+                        ),
+                        required=True,
+                    ),
+                    Field(
+                        "cache_formats",
+                        Map(
+                            keys=Str(pattern=SNAKE_CASE),
+                            values=Obj(
+                                fields=(
+                                    Field(
+                                        "kind",
+                                        Enum(values=("fp8_ds_mla", "mxfp8", "bf16", "fp8")),
+                                        required=True,
+                                    ),
+                                    Field(
+                                        "cache_dtype",
+                                        Enum(values=("uint8", "bfloat16", "float8_e4m3fn")),
+                                        required=True,
+                                    ),
+                                    Field("bytes_per_token", _RECORD_BYTES, required=True),
+                                    Field("record_width", _RECORD_BYTES, required=True),
+                                    Field("fp8_values", _RECORD_VALUES),
+                                    Field("bf16_values", _RECORD_VALUES),
+                                    Field("scale_group", _RECORD_VALUES),
+                                    Field("scale_bytes", _RECORD_VALUES),
+                                    Field("per_tensor_scale", Bool()),
+                                    Field(
+                                        "layout",
+                                        Enum(
+                                            values=("token_data_then_scales", "interleaved", "none")
+                                        ),
+                                        doc=(
+                                            "Packed formats: token_data_then_scales (per "
+                                            "block: every token's data, then every token's "
+                                            "scales) or interleaved (per token: its data, "
+                                            "then its own scales; vLLM 0.33.0's 528 B "
+                                            "record)."
+                                        ),
+                                    ),
+                                    Field(
+                                        "rope_contraction",
+                                        _CONTRACTION,
+                                        doc=(
+                                            "fma: even = fma(x_even, cos, -RN(x_odd*sin)), "
+                                            "odd = fma(x_even, sin, RN(x_odd*cos)), as vLLM "
+                                            "0.33.0's compiled kernels; none: every product "
+                                            "and sum rounded on its own."
+                                        ),
+                                    ),
+                                    Field(
+                                        "round_before_quantize",
+                                        Enum(values=("input_dtype", "none")),
+                                        doc=(
+                                            "input_dtype: the values quantized to e4m3 are "
+                                            "first rounded to the kv dtype (vLLM 0.33.0: fp32"
+                                            " -> bf16 -> e4m3); none: quantized from fp32."
+                                        ),
+                                    ),
+                                    Field(
+                                        "amax_floor",
+                                        OneOf(
+                                            options=(
+                                                Enum(values=("fp32_tiny",)),
+                                                Num(
+                                                    exclusive_minimum=0,
+                                                    maximum=448,
+                                                    range=(
+                                                        "a block amax floor above e4m3's "
+                                                        "largest value, 448, would scale "
+                                                        "every block below it"
+                                                    ),
+                                                ),
+                                            )
+                                        ),
+                                        doc=(
+                                            "Block-scaled formats: the block amax is raised "
+                                            "to at least this fp32 value before the UE8M0 "
+                                            "exponent is taken (vLLM 0.33.0: 1.0e-4)."
+                                        ),
+                                    ),
+                                    Field(
+                                        "per_tensor_scaling",
+                                        Enum(values=("reciprocal_multiply", "divide")),
+                                        doc=(
+                                            "Per-tensor fp8: x * RN(1 / scale) (vLLM 0.33.0) "
+                                            "or the IEEE quotient RN(x / scale)."
+                                        ),
+                                    ),
+                                    Field(
+                                        "infinite_amax",
+                                        Enum(values=("nan_scale", "largest_scale")),
+                                        doc=(
+                                            "Block-scaled formats, a block whose amax is +-Inf: "
+                                            "nan_scale stores scale byte 255 and multiplies by "
+                                            "exp2(-inf) = 0, so finite values store +-0 and "
+                                            "infinities NaN (vLLM 0.33.0); largest_scale stores "
+                                            "the byte of inf's exponent field, so infinities "
+                                            "saturate to +-fp8_max."
+                                        ),
+                                    ),
+                                    Field(
+                                        "fp8_nan",
+                                        Enum(values=("negative_max", "e4m3_nan")),
+                                        doc=(
+                                            "Formats with e4m3 values, a NaN value: negative_max "
+                                            "saturates fminf(fmaxf(x, -fp8_max), fp8_max), so NaN "
+                                            "stores -fp8_max (0xFE; vLLM 0.33.0); e4m3_nan stores "
+                                            "the conversion's NaN (0x7F). NaN takes no part in a "
+                                            "block amax either way (fmaxf)."
+                                        ),
+                                    ),
+                                ),
+                            ),
+                            min_properties=1,
+                            entry=(
+                                breaking("KV cache format removed", Change.REMOVED, below=True),
+                            ),
+                        ),
+                        required=True,
+                    ),
+                    Field(
+                        "q_rope_contraction",
+                        _CONTRACTION,
+                        doc=("How the Q rows' RoPE rounds (see cache_formats.*.rope_contraction)."),
+                        required=True,
+                    ),
+                    Field(
+                        "packed_cache_format",
+                        Obj(
+                            fields=(
+                                Field(
+                                    "by_capability_family",
+                                    Map(keys=Enum(values=CAPABILITY_FAMILIES), values=Str()),
+                                    required=True,
+                                ),
+                                Field("default", Str()),
+                            )
+                        ),
+                        doc=(
+                            "Which packed cache format (a key of cache_formats) each "
+                            "capability family uses; required when the variant has a packed "
+                            "format (fp8_ds_mla, mxfp8), with a default."
+                        ),
+                    ),
+                    Field(
+                        "q_rms_norm",
+                        Enum(values=("fma_rsqrt", "exact")),
+                        doc=(
+                            "How the Q RMSNorm rounds. fma_rsqrt (vLLM 0.33.0): s = x0*x0, s "
+                            "= fma(xi, xi, s) per lane in order, a butterfly of adds, x * "
+                            "rsqrtf(fma(s, 1/head_dim, eps)) with the GPU's approximate "
+                            "rsqrt; exact: every square and sum rounded, the correctly "
+                            "rounded 1/sqrt(s/head_dim + eps)."
+                        ),
+                        required=True,
+                    ),
+                )
+            ),
+        ),
+    )
+)
+
+_REVIEW = Obj(
+    fields=(
+        Field(
+            "accepted_breaking_changes",
+            List(
+                items=Obj(
+                    fields=(
+                        Field(
+                            "change",
+                            Str(min_length=1),
+                            doc=(
+                                "The change id `dsv41gen diff` prints: '<variant>:<field "
+                                "path>:<added|removed|changed>', or '<variant>:<field path>'."
+                            ),
+                            required=True,
+                        ),
+                        Field(
+                            "reason",
+                            # bounded: it is shown in the review comment's table
+                            Str(min_length=10, max_length=300),
+                            doc="Why the break is acceptable (at most 300 characters).",
+                            required=True,
+                        ),
+                    )
+                )
+            ),
+        ),
+    )
+)
+
+SPEC = Obj(
+    fields=(
+        Field("spec_version", Const(value=1), doc="Version of the spec language.", required=True),
+        Field(
+            "extends", Str(), doc="Parent spec file, relative to this file (no '..', not absolute)."
+        ),
+        Field(
+            "engine",
+            Str(pattern=anchored(r"vllm==[0-9]+\.[0-9]+\.[0-9]+")),
+            doc=(
+                "The inference engine release this spec describes, as a pip requirement "
+                "(`vllm==0.33.0`). The generated vLLM plugin refuses to load on any other "
+                "release. Inherited by child specs."
+            ),
+        ),
+        Field(
+            "variant",
+            _VARIANT,
+            required=True,
+            review=(breaking("variant removed", Change.REMOVED),),
+        ),
+        Field(
+            "architectures",
+            _ARCHITECTURES,
+            doc="Architecture name (HF `architectures` entry) -> registry entry.",
+            required=True,
+        ),
+        Field("checkpoint", _CHECKPOINT),
+        Field(
+            "hf_config",
+            _HF_CONFIG,
+            doc="HF config fields this family reads, with a reference checkpoint's values.",
+            review=(cosmetic("reference checkpoint config value", below=True),),
+        ),
+        Field("speculative", _SPECULATIVE, required=True),
+        Field("attention_backends", _ATTENTION_BACKENDS),
+        Field("kv_cache", _KV_CACHE),
+        Field("runner", _RUNNER),
+        Field("quantization", _QUANTIZATION),
+        Field("kernels", _KERNELS),
+        Field(
+            "review",
+            _REVIEW,
+            doc=(
+                "Review bookkeeping: breaking changes accepted on purpose (see `dsv41gen diff "
+                "--against`)."
+            ),
+            review=(cosmetic("review waivers", below=True),),
+        ),
+        Field(
+            "license_header",
+            List(
+                items=Str(
+                    pattern=anchored(r"([^\u0000-\u001f\u007f]*[^\u0000-\u001f\u007f\\])?"),
+                    max_length=200,
+                ),
+                max_items=8,
+            ),
+            doc=(
+                "Lines put at the top of every generated file, before dsv41gen's own header, "
+                "each as a comment (for a license check such as vLLM's SPDX hook), e.g. "
+                "['SPDX-License-Identifier: Apache-2.0']. One line each: no control "
+                "characters, no trailing backslash (it would continue a C++ comment). A "
+                "family's files share one header: set it in the root spec."
+            ),
+        ),
+    )
+)
