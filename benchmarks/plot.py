@@ -197,9 +197,63 @@ def render_png(panels: list[Panel], title: str, path: Path) -> None:
         plt.close(figure)
 
 
+BUILD_COST_FIGURES = ("fresh_build_cold", "fresh_build_warm", "check", "import")
+
+
+def render_build_cost_png(result: dict, title: str, path: Path) -> None:
+    """benchmarks/build_cost.py's runs: wall and CPU seconds of each whole process, one row
+    per figure, the medians marked (the issue's budgets, 0.6 s and 0.4 s, as lines)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figures = [name for name in BUILD_COST_FIGURES if name in result]
+    with matplotlib.rc_context(STYLE):
+        figure, ax = plt.subplots(figsize=(SIZE_INCHES[0], SIZE_INCHES[1]), dpi=DPI)
+        for row, name in enumerate(figures):
+            for offset, kind, marker in ((-0.12, "wall", "o"), (0.12, "cpu", "s")):
+                runs = result[name][f"{kind}_s_runs"]
+                ax.scatter(
+                    runs,
+                    [row + offset] * len(runs),
+                    marker=marker,
+                    s=14,
+                    alpha=0.6,
+                    color="tab:blue" if kind == "wall" else "tab:orange",
+                    label=f"{kind} s (runs)" if row == 0 else None,
+                )
+                ax.scatter(
+                    [result[name][f"{kind}_s_median"]],
+                    [row + offset],
+                    marker="|",
+                    s=200,
+                    color="black",
+                    label="median" if row == 0 and kind == "wall" else None,
+                )
+        for budget, label in ((0.6, "build budget 0.6 s"), (0.4, "check budget 0.4 s")):
+            ax.axvline(budget, linestyle=":", color="0.4", linewidth=1.0)
+            ax.annotate(
+                label, (budget, len(figures) - 0.5), fontsize=6, rotation=90, va="top", ha="right"
+            )
+        ax.set_yticks(range(len(figures)), [name.replace("_", " ") for name in figures])
+        ax.invert_yaxis()
+        ax.set_xlim(left=0)
+        ax.set_xlabel("seconds (whole process)")
+        ax.legend(loc="lower right", fontsize=6)
+        figure.suptitle(title)
+        figure.tight_layout()
+        figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+        plt.close(figure)
+
+
 def write_plot(json_path: Path) -> Path | None:
     """Write <json>.png beside a result file; None when its format is not one plotted here."""
     result = json.loads(Path(json_path).read_text())
+    if result.get("benchmark") == "build_cost":
+        png = Path(json_path).with_suffix(".png")
+        render_build_cost_png(result, f"{Path(json_path).stem}  ({result.get('label', '')})", png)
+        return png
     panels = panels_for(result)
     if panels is None:
         return None

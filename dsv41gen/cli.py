@@ -1,4 +1,4 @@
-"""Command line: build, check, diff, explain, schema.
+"""Command line: build, check, diff, explain, schema, emit (into a vLLM tree).
 
 Exit codes: 0 success (errors in another family's specs are printed as warnings: that family
 is not built, the requested ones are); 1 the specs being built have errors; 2 usage error (bad options, missing files);
@@ -300,14 +300,57 @@ def _refusal(pending, rel: str, files: dict[str, str]) -> str:
     return f"{kind}; refusing to {action} it."
 
 
+_vllm_tree_option = click.option(
+    "--vllm-tree",
+    "vllm_tree",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=None,
+    help="A vLLM source tree: check its generated sites instead of --out (docs/vllm-tree.md).",
+)
+
+
+@main.command()
+@_spec_argument
+@click.option(
+    "--vllm-tree",
+    "vllm_tree",
+    required=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The vLLM 0.33.0 source tree to write into (scripts/fetch_vllm_sdist.py --extract).",
+)
+@click.option(
+    "--refactor-upstream",
+    is_flag=True,
+    help="First apply the one-time refactor that makes is_state_bucket a table "
+    "(docs/vllm-tree.md).",
+)
+@click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
+@click.option("--force", is_flag=True, help="Overwrite generated regions edited by hand.")
+@_output_format_option
+@_guarded
+def emit(
+    specs: tuple[Path, ...], vllm_tree: Path, refactor_upstream: bool, dry_run: bool, force: bool
+) -> None:
+    """Write every family's wiring into vLLM's own source tree, at its real sites."""
+    from .emit.vllm_tree.command import run_emit
+
+    specs = specs or _default_specs()
+    sys.exit(run_emit(specs, vllm_tree, refactor_upstream, dry_run, force, echo, _warn))
+
+
 @main.command()
 @_spec_argument
 @_out_option
+@_vllm_tree_option
 @_output_format_option
 @_guarded
-def check(specs: tuple[Path, ...], out_dir: Path) -> None:
+def check(specs: tuple[Path, ...], out_dir: Path, vllm_tree: Path | None) -> None:
     """Fail (exit 3) when --out does not match what SPECS (default: specs/*.yaml) generate."""
     specs = specs or _default_specs()
+    if vllm_tree is not None:
+        from .emit.vllm_tree.command import run_check
+
+        sys.exit(run_check(specs, vllm_tree, echo, _warn))
     with _locked(out_dir, write=False):
         _check(specs, out_dir)
 

@@ -220,11 +220,24 @@ class PyCode(Code):
     @classmethod
     def format(cls, template: str, *parts: Code) -> PyCode:
         """``template`` (planner text) with each ``{}`` replaced by a typed value."""
-        return cls(template.format(*(_typed(p).text for p in parts)))
+        _planner_text(template, "PyCode template")
+        return cls._composed(template.format(*(_typed(p).text for p in parts)))
 
     @classmethod
     def join(cls, separator: str, parts: Iterable[Code]) -> PyCode:
-        return cls(separator.join(_typed(p).text for p in parts))
+        _planner_text(separator, "PyCode separator")
+        return cls._composed(separator.join(_typed(p).text for p in parts))
+
+    @classmethod
+    def _composed(cls, source: str) -> PyCode:
+        # The planner's text is ASCII (checked above); a typed part's text is already escaped
+        # for Python (a message literal keeps printable non-ASCII such as a display_name's
+        # "…" as written), so the whole is checked only to be one printable line.
+        if not source.isprintable():
+            raise CodegenValueError(f"PyCode must be one printable line, got {source!r}")
+        code = cls.__new__(cls)
+        object.__setattr__(code, "source", source)
+        return code
 
 
 def _double_quoted(text: str) -> str:

@@ -110,7 +110,7 @@ def find_clang_format_config(start: Path) -> Path | None:
     return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _version(distribution: str) -> str:
     """An installed distribution's version (once per process: importlib.metadata scans
     sys.path for it, and a build asks for each several times)."""

@@ -62,6 +62,49 @@ RETIRED_FIELDS = {
     ),
 }
 
+
+def _matches(path: tuple, pattern: tuple) -> bool:
+    return len(path) == len(pattern) and all(p in ("*", q) for p, q in zip(pattern, path))
+
+
+def _stage_count_hint(value: object) -> str:
+    """stage_count was a field name or a number; it is now {sources: [...], default: N}."""
+    if isinstance(value, str):
+        shape = f"{{sources: [{value}]}}"
+    elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+        shape = f"{{sources: [{', '.join(value)}]}}"
+    elif isinstance(value, int) and not isinstance(value, bool):
+        shape = f"{{sources: [num_nextn_predict_layers], default: {value}}}"
+    else:
+        shape = "{sources: [num_nextn_predict_layers], default: 1}"
+    return (
+        f"; write `stage_count: {shape}` (the HF config fields that count the stages, first "
+        "set wins, and the loader's fallback as `default`)"
+    )
+
+
+# A value of an old or wrong shape: what to write instead, keyed by field path ("*": any key).
+_SHAPE_HINTS = ((("checkpoint", "weight_sets", "*", "stage_count"), _stage_count_hint),)
+
+# A required field that is missing: an example of it, keyed by the path of its mapping.
+_REQUIRED_EXAMPLES = {
+    (("checkpoint", "weight_sets", "*"), "maps_to"): (
+        "; the engine parameter prefix each stage loads into, e.g. "
+        '`maps_to: "model.layers.{num_hidden_layers+i}."` for MTP stages that continue the '
+        "target's decoder layers (V4's classic MTP), `maps_to: \"model.layers.{i}.\"` for a "
+        "draft model with layers of its own (EAGLE-3: vLLM loads its midlayer.* there; DSpark)"
+    ),
+}
+
+# An enum value the language knows of but does not implement: why, instead of "did you mean".
+_UNIMPLEMENTED_VALUES = {
+    (("quantization", "mxfp8", "value_dtype"), "float8_e5m2"): (
+        "float8_e5m2 is not implemented: the MXFP8 emitter generates e4m3 values only "
+        "(float8_e4m3fn, max 448); e5m2 elements (max 57344) need their own quantize and "
+        "dequantize kernels. Use value_dtype: float8_e4m3fn"
+    ),
+}
+
 _TYPE_WORDS = {
     "object": "a mapping",
     "array": "a list",
@@ -189,9 +232,27 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
                     "this variant's own value instead",
                 )
             else:
-                diagnostics.add(
-                    spec.where(path), dotted(path), f"missing required field {missing!r}"
+                example = next(
+                    (
+                        text
+                        for (pattern, field_name), text in _REQUIRED_EXAMPLES.items()
+                        if field_name == missing and _matches(path, pattern)
+                    ),
+                    "",
                 )
+                diagnostics.add(
+                    spec.where(path), dotted(path), f"missing required field {missing!r}{example}"
+                )
+        elif kind == "enum" and any(
+            value == error.instance and _matches(path, pattern)
+            for pattern, value in _UNIMPLEMENTED_VALUES
+        ):
+            text = next(
+                t
+                for (pattern, value), t in _UNIMPLEMENTED_VALUES.items()
+                if value == error.instance and _matches(path, pattern)
+            )
+            diagnostics.add(spec.where(path), dotted(path), text)
         elif kind == "enum":
             allowed = [str(v) for v in error.validator_value]
             hint = did_you_mean(error.instance, allowed)
@@ -219,7 +280,8 @@ def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
             diagnostics.add(
                 spec.where(path),
                 dotted(path),
-                f"expected {words}, got {_type_name(error.instance)} ({error.instance!r}){whole}",
+                f"expected {words}, got {_type_name(error.instance)} ({error.instance!r}){whole}"
+                + next((h(error.instance) for pat, h in _SHAPE_HINTS if _matches(path, pat)), ""),
             )
         elif kind == "pattern":
             diagnostics.add(
@@ -776,6 +838,15 @@ def _num_speculative_tokens_default(spec: ResolvedSpec, report: Report) -> None:
         rules = body.get("num_speculative_tokens", {})
         here = ("speculative", "methods", name, "num_speculative_tokens")
         if rules.get("default") == "draft_config_fields" and "default_sources" not in rules:
+            if _deleted_at(spec, here + ("default_sources",)) is not None:
+                report(  # at the child's `!delete`, where the fix goes
+                    here + ("default_sources",),
+                    "`!delete` removes default_sources, which the inherited `default: "
+                    "draft_config_fields` reads the default from; also set `default: "
+                    "tokens_per_round` (the draft's n_predict) or `default: none` (no default), "
+                    "or keep default_sources",
+                )
+                continue
             report(
                 here + ("default",),
                 "default: draft_config_fields needs `default_sources` (the draft config fields "
@@ -1367,7 +1438,8 @@ def validate_spec(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
         path = tuple(path)
         if any(path[:n] in malformed for n in range(1, len(path) + 1)):
             return  # the schema already reported this field (or the section holding it)
-        diagnostics.add(spec.where(path), dotted(path), message)
+        # a field a spec of the lineage deleted is reported at that `!delete`
+        diagnostics.add(_deleted_at(spec, path) or spec.where(path), dotted(path), message)
 
     for check in _RULES:
         try:

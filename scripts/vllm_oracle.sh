@@ -57,7 +57,8 @@ for name in names:
     (work / name).parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(site / name, work / name)
 PY
-    source_line="installed wheel $site/vllm-$VERSION.dist-info (files checked against its RECORD)"
+    record_sha=$(sha256sum "$site/vllm-$VERSION.dist-info/RECORD" | cut -d' ' -f1)
+    source_line="installed wheel vllm $VERSION, files checked against its RECORD (sha256 $record_sha)"
 else
     wheel=$(ls "$ROOT"/vllm-"$VERSION"-*.whl 2>/dev/null | head -1 || true)
     if [ -z "$wheel" ]; then

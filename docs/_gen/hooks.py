@@ -26,6 +26,17 @@ def _module(name: str):
     return module
 
 
+def on_files(files, config):
+    """The plots beside the benchmark JSON, served as results/<name>.png (they live outside
+    docs/, next to the JSON they are drawn from)."""
+    from mkdocs.structure.files import File
+
+    results = HERE.parents[1] / "benchmarks" / "results"
+    for png in sorted(results.glob("*.png")):
+        files.append(File.generated(config, f"results/{png.name}", content=png.read_bytes()))
+    return files
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if "<!-- table: " not in markdown:
         return markdown

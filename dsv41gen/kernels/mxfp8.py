@@ -30,7 +30,9 @@ the GPU.
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from typing import Any, NamedTuple
 
 import torch
@@ -391,6 +393,62 @@ class Mxfp8Ops(NamedTuple):
     scale_shape: Any
     format: Mxfp8Format  # as the kernels see it (kernel_format)
     hints: CacheHints
+    # the same launchers as torch custom ops with fake implementations (torch.compile traces
+    # them without a graph break): quantize_op(x, layout), dequantize_op(xq, scales, layout,
+    # out_dtype). The plain launchers stay the eager path: a custom op's dispatch costs host time.
+    quantize_op: Any
+    dequantize_op: Any
+
+
+CUSTOM_OP_NAMESPACE = "dsv41gen_mxfp8"
+# qualified op name -> (quantize_op, dequantize_op): a rendered module imported twice (same
+# format, layouts and launch) reuses its ops; torch.library refuses to define a name twice.
+_CUSTOM_OPS: dict[str, tuple[Any, Any]] = {}
+
+
+def _custom_ops(name, fingerprint, value_dtype, quantize, dequantize, scale_shape):
+    """torch.library custom ops over one format's launchers, named by the format's name and a
+    digest of its configuration; their fake implementations give the outputs' shapes and dtypes
+    (scale_shape), so FakeTensor tracing and torch.compile need no kernel launch."""
+    digest = hashlib.sha256(repr(fingerprint).encode()).hexdigest()[:12]
+    ident = f"{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{digest}"
+    if ident in _CUSTOM_OPS:
+        return _CUSTOM_OPS[ident]
+
+    def quantize_impl(x: torch.Tensor, layout: str) -> tuple[torch.Tensor, torch.Tensor]:
+        return quantize(x, layout)
+
+    def quantize_fake(x: torch.Tensor, layout: str) -> tuple[torch.Tensor, torch.Tensor]:
+        *batch, m, k = x.shape
+        scales = x.new_empty(scale_shape(tuple(batch), m, k, layout), dtype=torch.uint8)
+        return x.new_empty(x.shape, dtype=value_dtype), scales
+
+    def dequantize_impl(
+        xq: torch.Tensor, scales: torch.Tensor, layout: str, out_dtype: torch.dtype
+    ) -> torch.Tensor:
+        return dequantize(xq, scales, layout, out_dtype)
+
+    def dequantize_fake(
+        xq: torch.Tensor, scales: torch.Tensor, layout: str, out_dtype: torch.dtype
+    ) -> torch.Tensor:
+        return xq.new_empty(xq.shape, dtype=out_dtype)
+
+    quantize_op = torch.library.custom_op(
+        f"{CUSTOM_OP_NAMESPACE}::quantize_{ident}",
+        quantize_impl,
+        mutates_args=(),
+        schema="(Tensor x, str layout) -> (Tensor, Tensor)",
+    )
+    quantize_op.register_fake(quantize_fake)
+    dequantize_op = torch.library.custom_op(
+        f"{CUSTOM_OP_NAMESPACE}::dequantize_{ident}",
+        dequantize_impl,
+        mutates_args=(),
+        schema="(Tensor xq, Tensor scales, str layout, ScalarType out_dtype) -> Tensor",
+    )
+    dequantize_op.register_fake(dequantize_fake)
+    _CUSTOM_OPS[ident] = (quantize_op, dequantize_op)
+    return quantize_op, dequantize_op
 
 
 def kernel_format(fmt: Mxfp8Format) -> Mxfp8Format:
@@ -623,4 +681,6 @@ def mxfp8_ops(
         launch(_dequantize_kernel, decided, grid, args)
         return out
 
-    return Mxfp8Ops(quantize, dequantize, scale_shape, fmt, hints)
+    fingerprint = (fmt, hints, layouts, block_m, block_k, num_warps, device_type)
+    ops = _custom_ops(name, fingerprint, value_dtype, quantize, dequantize, scale_shape)
+    return Mxfp8Ops(quantize, dequantize, scale_shape, fmt, hints, *ops)

@@ -361,6 +361,17 @@ void qnorm_rope_kv_insert(const at::Tensor& q_in, at::Tensor& q_out, const at::T
   run(params, scalar_kind(kv), static_cast<int>(q_head_padded), apply_q_norm, cache);
 }
 
+// The ops' fake (Meta) kernels: FakeTensor tracing, torch.compile and torch.library.opcheck run
+// these instead of the CUDA kernels. The ops return nothing and write only the tensors their
+// schemas mark (Tensor!), so a fake call has nothing to compute or allocate; the inputs are
+// checked when the CUDA kernel is called.
+void kv_rope_insert_meta(const at::Tensor&, at::Tensor&, const at::Tensor&, const at::Tensor&,
+                         const at::Tensor&, int64_t, const std::optional<at::Tensor>&, bool) {}
+
+void qnorm_rope_kv_insert_meta(const at::Tensor&, at::Tensor&, const at::Tensor&, at::Tensor&,
+                               const at::Tensor&, const at::Tensor&, const at::Tensor&, int64_t,
+                               double, bool, int64_t, const std::optional<at::Tensor>&, bool) {}
+
 // _debug_set_grid(str grid) -> ()
 void debug_set_grid(std::string grid) {
   if (grid == "rule") {
@@ -419,4 +430,10 @@ ROPE_KV_LIBRARY_IMPL(DSV41GEN_ROPE_KV_NAMESPACE, CUDA, m) {
   namespace ops = DSV41GEN_ROPE_KV_NAMESPACE::rope_kv;
   m.impl("fused_deepseek_v4_kv_rope_insert", &ops::kv_rope_insert);
   m.impl("fused_deepseek_v4_qnorm_rope_kv_insert", &ops::qnorm_rope_kv_insert);
+}
+
+ROPE_KV_LIBRARY_IMPL(DSV41GEN_ROPE_KV_NAMESPACE, Meta, m) {
+  namespace ops = DSV41GEN_ROPE_KV_NAMESPACE::rope_kv;
+  m.impl("fused_deepseek_v4_kv_rope_insert", &ops::kv_rope_insert_meta);
+  m.impl("fused_deepseek_v4_qnorm_rope_kv_insert", &ops::qnorm_rope_kv_insert_meta);
 }

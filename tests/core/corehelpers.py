@@ -63,6 +63,55 @@ def cli(args, cwd: Path, env: dict[str, str] | None = None, timeout: float = 60)
     return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
 
+def cli_in_process(args, cwd: Path, env: dict[str, str] | None = None) -> CliResult:
+    """What ``cli`` returns, from dsv41gen's own entry point run inside this process: the same
+    exit status, stdout and stderr (both plain, as through a pipe), without the interpreter
+    start and imports a subprocess pays again for every command. For tests about what a
+    command does; the end-to-end tests of the real process (signals, injected faults, the
+    console script) use ``cli``. A fault injection asks for a real process: it gets one."""
+    import contextlib
+    import io
+
+    env = dict(env or {})
+    if any(key.startswith("DSV41GEN_FAULT") for key in env):
+        return cli(args, cwd, env)
+    from dsv41gen import cli as entry
+
+    out, err = io.StringIO(), io.StringIO()
+    saved_env, saved_cwd, saved_argv = dict(os.environ), os.getcwd(), sys.argv
+    os.environ.pop("DSV41GEN_DEBUG", None)
+    os.environ.update(env)
+    sys.argv = ["dsv41gen", *[str(a) for a in args]]
+    code = 0
+    try:
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                entry.run()
+            except SystemExit as exit_:
+                code = (
+                    exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
+                )
+                if isinstance(exit_.code, str):
+                    err.write(exit_.code + "\n")
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+        sys.argv = saved_argv
+        _restore_signals()
+    return CliResult(code, out.getvalue(), err.getvalue())
+
+
+def _restore_signals() -> None:
+    """entry.run() installs its own SIGINT / SIGTERM / SIGHUP handlers; give pytest its own."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def edit(path: Path, old: str | re.Pattern, new: str) -> None:
     """Replace the one occurrence of ``old`` (fails loudly if the real spec moved on). A compiled
     pattern is for values that the spec's authors tune (e.g. `block_k: \\d+`)."""

@@ -210,6 +210,60 @@ specs/deepseek_v4.yaml:@adaptive_verification_without_full_cudagraphs:+3@:7: run
 """,
     ),
     (
+        # issue 26 item 6: porting messages say what to write
+        "stage_count_old_shape_says_the_new_one",
+        [
+            (
+                V41,
+                "stage_count: {sources: [n_mtp_layers, num_nextn_predict_layers], default: 3}",
+                "stage_count: num_nextn_predict_layers",
+            )
+        ],
+        """
+specs/deepseek_v41.yaml:@stage_count: num_nextn_predict_layers@:7: checkpoint.weight_sets.dspark.stage_count: expected a mapping, got a string ('num_nextn_predict_layers'); write `stage_count: {sources: [num_nextn_predict_layers]}` (the HF config fields that count the stages, first set wins, and the loader's fallback as `default`)
+""",
+    ),
+    (
+        "stage_count_number_says_the_new_shape",
+        [
+            (
+                V41,
+                "stage_count: {sources: [n_mtp_layers, num_nextn_predict_layers], default: 3}",
+                "stage_count: 3",
+            )
+        ],
+        """
+specs/deepseek_v41.yaml:@stage_count: 3@:7: checkpoint.weight_sets.dspark.stage_count: expected a mapping, got an integer (3); write `stage_count: {sources: [num_nextn_predict_layers], default: 3}` (the HF config fields that count the stages, first set wins, and the loader's fallback as `default`)
+""",
+    ),
+    (
+        "maps_to_missing_names_examples",
+        [(V4, '      maps_to: "model.layers.{num_hidden_layers+i}." # DeepSeekV4MTP._to_spec_layer_name\n', "")],
+        """
+specs/deepseek_v4.yaml:@classic_mtp:@:5: checkpoint.weight_sets.classic_mtp: missing required field 'maps_to'; the engine parameter prefix each stage loads into, e.g. `maps_to: "model.layers.{num_hidden_layers+i}."` for MTP stages that continue the target's decoder layers (V4's classic MTP), `maps_to: "model.layers.{i}."` for a draft model with layers of its own (EAGLE-3: vLLM loads its midlayer.* there; DSpark)
+""",
+    ),
+    (
+        "default_sources_delete_reported_at_the_childs_line",
+        [
+            (
+                V41,
+                "      draft_architecture: DSparkV41DraftModel\n",
+                "      draft_architecture: DSparkV41DraftModel\n      num_speculative_tokens:\n        default_sources: !delete\n",
+            )
+        ],
+        """
+specs/deepseek_v41.yaml:@default_sources: !delete@:9: speculative.methods.dspark.num_speculative_tokens.default_sources: `!delete` removes default_sources, which the inherited `default: draft_config_fields` reads the default from; also set `default: tokens_per_round` (the draft's n_predict) or `default: none` (no default), or keep default_sources
+""",
+    ),
+    (
+        "e5m2_says_only_e4m3_is_implemented",
+        [(V4, "value_dtype: float8_e4m3fn", "value_dtype: float8_e5m2")],
+        """
+specs/deepseek_v4.yaml:@value_dtype: float8_e5m2@:5: quantization.mxfp8.value_dtype: float8_e5m2 is not implemented: the MXFP8 emitter generates e4m3 values only (float8_e4m3fn, max 448); e5m2 elements (max 57344) need their own quantize and dequantize kernels. Use value_dtype: float8_e4m3fn
+""",
+    ),
+    (
         "kv_spec_type_unknown",
         [(V4, "CircularBufferSpec: {parent: AttentionSpec", "CircularBufferSpec: {parent: AttentionSpc")],
         """
@@ -781,7 +835,7 @@ specs/deepseek_v4.yaml:@h_prj@:13: checkpoint.weight_sets.classic_mtp.completene
         "compress_ratios_deleted_message_kept",
         [(V41, "  compress_ratios: [0, 1, 2] # 0: pure SWA", "  compress_ratios: !delete")],
         """
-specs/deepseek_v41.yaml:@kv_cache:@:1: kv_cache.compress_ratios: unsupported_compress_ratio_message rejects the ratios outside kv_cache.compress_ratios, which is missing (deleted?): list the supported ratios, or delete the message too (`unsupported_compress_ratio_message: !delete`)
+specs/deepseek_v41.yaml:@compress_ratios: !delete@:3: kv_cache.compress_ratios: unsupported_compress_ratio_message rejects the ratios outside kv_cache.compress_ratios, which is missing (deleted?): list the supported ratios, or delete the message too (`unsupported_compress_ratio_message: !delete`)
 specs/deepseek_v41.yaml:@  kv_source_compressor:@:3: kv_cache.kv_source_compressor: kv_source_compressor is checked after the layer's compress-ratio check, which needs kv_cache.compress_ratios and kv_cache.unsupported_compress_ratio_error (or _message): set them, or delete kv_source_compressor
 """,
     ),

@@ -288,3 +288,38 @@ def test_each_cache_kind_states_its_numerics():
         ("f", "per_tensor_scaling"),
         "a mxfp8 cache format has no use for `per_tensor_scaling`; remove it",
     ) in found
+
+
+def test_non_finite_rules_are_stated_where_they_apply():
+    """infinite_amax belongs to the block-scaled formats, fp8_nan to every format with e4m3
+    values (issue 28); a bf16 cache has no use for either."""
+    from dsv41gen.validate import _check_cache_numerics
+
+    def errors(kind, **fields):
+        found = []
+        fmt = {"kind": kind, **fields}
+        _check_cache_numerics(kind, fmt, ("f",), lambda path, text: found.append((path, text)))
+        return found
+
+    stated = dict(rope_contraction="fma", round_before_quantize="input_dtype", amax_floor=1e-4)
+    texts = [t for _, t in errors("fp8_ds_mla", **stated)]
+    assert any("must state `infinite_amax`" in t for t in texts)
+    assert any("must state `fp8_nan`" in t for t in texts)
+    assert not errors("mxfp8", **stated, infinite_amax="nan_scale", fp8_nan="negative_max")
+    fp8 = dict(rope_contraction="fma", round_before_quantize="none", per_tensor_scaling="divide")
+    assert [p for p, _ in errors("fp8", **fp8, infinite_amax="nan_scale", fp8_nan="e4m3_nan")] == [
+        ("f", "infinite_amax")
+    ]
+    assert [p for p, _ in errors("bf16", rope_contraction="fma", fp8_nan="negative_max")] == [
+        ("f", "fp8_nan")
+    ]
+
+
+def test_the_specs_non_finite_rules_reach_the_kernel_config(rope_kv_plans):
+    """Both specs state vLLM 0.33.0's rules; the plan carries them into CacheTraits."""
+    for variant in ("deepseek_v4", "deepseek_v41"):
+        for cache in rope_kv_plans[variant].caches:
+            assert cache.nan_scale_for_inf == bool(cache.scale_group), cache.spec_name
+            assert cache.nan_to_negative_max == bool(cache.fp8_values), cache.spec_name
+        config = config_of(rope_kv_plans[variant])
+        assert "kNanScaleForInf = true" in config and "kNanToNegativeMax = true" in config

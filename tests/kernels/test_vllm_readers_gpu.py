@@ -312,7 +312,9 @@ class Decode:
     def pick(written: Written, batch, topk, g):
         """indices [batch, 1, topk] int32 into the cache's slots; lengths [batch]; and per query
         the written rows it reads."""
+        available = written.rows.numel()
         lengths = torch.randint(topk // 2, topk + 1, (batch,), device="cuda", generator=g)
+        lengths = lengths.clamp_max(available)  # a short sequence has fewer tokens than top-k
         indices = torch.full((batch, 1, topk), -1, dtype=torch.int32, device="cuda")
         rows = []
         for b in range(batch):

@@ -15,7 +15,7 @@ import sys
 import pytest
 from securityhelpers import assert_clean_rejection, cli, copy_specs, edit
 
-from dsv41gen.model import AttentionBackend, BackendKind, BackendPlatform
+from dsv41gen.model import AttentionBackend
 from dsv41gen.plan.backends import BackendCycle, parent_first
 
 V4, V41 = "deepseek_v4.yaml", "deepseek_v41.yaml"
@@ -103,11 +103,7 @@ def test_a_cycle_of_backend_parents_is_a_located_error_naming_it(specs):
 
 
 def _backend(key: str, parent: str | None) -> tuple[str, AttentionBackend]:
-    backend = AttentionBackend(
-        key, key.upper(), BackendKind.INDEXER, parent, None, None, None, None, None,
-        BackendPlatform.CUDA,
-    )  # fmt: skip
-    return ("v", backend)
+    return ("v", AttentionBackend.parse(key, {"name": key.upper(), "parent": parent}))
 
 
 def test_parent_first_keeps_declaration_order_otherwise_and_has_no_recursion_limit():

@@ -268,3 +268,18 @@ def test_cpp_string_and_comment_are_inert_for_nvcc(tmp_path):
         binary = tmp_path / f"probe_{std}"
         subprocess.run(["nvcc", f"-std={std}", "-o", str(binary), str(src)], check=True)
         assert subprocess.run([str(binary)]).returncode == 0
+
+
+def test_planner_code_may_hold_a_message_with_printable_non_ascii():
+    # A display_name such as "DeepSeek V4.1 …" reaches a raise through {display_name}: the
+    # message literal keeps it as written, and composing it into planner code must not refuse it
+    # (it did: internal error, exit 70), while planner text itself stays ASCII.
+    from dsv41gen.codegen_values import CodegenValueError, Identifier, PyCode, PyMessage
+
+    raised = PyCode.format("{}({})", Identifier("ValueError"), PyMessage(("V4.1 … layer",)))
+    assert raised.text == 'ValueError("V4.1 … layer")'
+    assert ast.parse(raised.text)
+    with pytest.raises(CodegenValueError):
+        PyCode("raise ValueError('…')")
+    with pytest.raises(CodegenValueError):
+        PyCode.format("{}\n", Identifier("x"))

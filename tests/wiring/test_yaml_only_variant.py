@@ -83,8 +83,13 @@ CHECKS = textwrap.dedent(
     assert runner.default_uses_v2_model_runner("DeepseekV42ForCausalLM") is True
 
     # the dropped method is rejected for V4.2 only
-    with pytest.raises(ValueError, match="DeepSeek V4.2 does not support speculative method 'dspark'"):
+    # V4.2 wires no method at all: the message says so, not "supported: ."
+    with pytest.raises(ValueError) as refused:
         speculative.validate_method("deepseek_v42", "dspark")
+    assert str(refused.value) == (
+        "DeepSeek V4.2 does not support speculative method 'dspark'; "
+        "supported: none (its spec wires no speculative method)."
+    ), str(refused.value)
     speculative.validate_method("deepseek_v41", "dspark")
     assert speculative.draft_config_overrides("deepseek_v41", "dspark", {"num_nextn_predict_layers": 3})["n_predict"] == 3
 
