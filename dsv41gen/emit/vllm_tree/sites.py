@@ -734,23 +734,20 @@ UNSPLIT_STATE_TABLE = "_UNSPLIT_STATE_BUCKET_SPEC_TYPES"
 
 
 def state_bucket_types(family: Family) -> tuple[list[str], list[str]]:
-    """The KV spec types (always, when unsplit) that make a bucket state-like for the layouts
-    this family uses: a layout's type, or the nearest ancestor that declares state_like."""
+    """The KV spec types the family's specs declare state-like (always, when unsplit). The
+    spec language names the types, not which caches use them (kv_cache.layouts is gone), so
+    the family's entries are every type it declares state-like, in declaration order."""
     always: list[str] = []
     unsplit: list[str] = []
     for v in family.variants:
         if v.kv_cache is None:
             continue
-        types = {t.name: t for t in v.kv_cache.spec_types}
-        for layout in v.kv_cache.layouts:
-            name = layout.spec_type
-            while name in types and types[name].state_like is StateLike.NEVER:
-                name = types[name].parent
-            if name not in types:
+        for spec_type in v.kv_cache.spec_types:
+            if spec_type.state_like is StateLike.NEVER:
                 continue
-            target = always if types[name].state_like is StateLike.ALWAYS else unsplit
-            if name not in target:
-                target.append(name)
+            target = always if spec_type.state_like is StateLike.ALWAYS else unsplit
+            if spec_type.name not in target:
+                target.append(spec_type.name)
     return always, unsplit
 
 
