@@ -451,6 +451,9 @@ class WeightSet:
     rejected: tuple[str, ...]
     completeness: Completeness
     block: Block | None = None  # the stage's decoder block
+    # declared names that are one parameter each, not a module of parameters: the tensor is
+    # the name itself, and a name under it (``hc_head_fn.weight``) is one the loader cannot place
+    parameters: tuple[str, ...] = ()
 
     @staticmethod
     def parse(name: str, d: dict) -> WeightSet:
@@ -469,6 +472,7 @@ class WeightSet:
             rejected=tuple(d.get("rejected", ())),
             completeness=Completeness.parse(d.get("completeness")),
             block=Block.parse(d["block"]) if "block" in d else None,
+            parameters=tuple(d.get("parameters", ())),
         )
 
     @property

@@ -120,6 +120,7 @@ class WeightSetPlan:
     derived: tuple[tuple[str, str], ...]
     renames: tuple[tuple[str, str], ...]
     rejected: tuple[str, ...]
+    parameters: tuple[str, ...]  # names that are one parameter each (no tensor under them)
     checked_unquantized_only: bool  # completeness.checked: unquantized
     untracked: tuple[str, ...]  # completeness.untracked
     every_stage_loads: bool  # completeness.every_stage_loads
@@ -243,6 +244,7 @@ def plan_checkpoint(family: Family, sources: SourceMap) -> CheckpointPlan:
                     derived=ws.derived,
                     renames=ws.renames,
                     rejected=ws.rejected,
+                    parameters=ws.parameters,
                     checked_unquantized_only=ws.completeness.checked_unquantized_only,
                     untracked=ws.completeness.untracked,
                     every_stage_loads=ws.completeness.every_stage_loads,

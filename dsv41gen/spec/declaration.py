@@ -272,7 +272,13 @@ _ARCHITECTURES = Map(
                     ),
                     unique=True,
                 ),
-                doc="The engine's sets keyed on the architecture name that this architecture is a member of (vLLM 0.33.0: breakable_cudagraph, config/vllm.py's DEFAULT_BREAKABLE_CUDAGRAPH_ARCHITECTURES: breakable CUDA graphs and no torch.compile by default; breakable_cudagraph_rocm, the same on ROCm; flashinfer_moe_ep, config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES). Unset: the same as the parent lineage's architecture of the same module and class, else none; [] opts out. The plugin adds the members to the engine's sets.",
+                doc="The engine's sets keyed on the architecture name that this architecture is a "
+                "member of (vLLM 0.33.0: breakable_cudagraph, config/vllm.py's "
+                "DEFAULT_BREAKABLE_CUDAGRAPH_ARCHITECTURES: breakable CUDA graphs and no "
+                "torch.compile by default; breakable_cudagraph_rocm, the same on ROCm; "
+                "flashinfer_moe_ep, config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES). Unset: "
+                "the same as the parent lineage's architecture of the same module and class, else "
+                "none; [] opts out. The plugin adds the members to the engine's sets.",
             ),
         )
     ),
@@ -469,6 +475,22 @@ _CHECKPOINT = Obj(
                                 "Checkpoint names (or name prefixes, under stage_prefix) the "
                                 "engine's loader fails on; a checkpoint carrying one is "
                                 "refused."
+                            ),
+                            review=(
+                                breaking(
+                                    "checkpoint names newly rejected", Change.ADDED, Change.CHANGED
+                                ),
+                            ),
+                        ),
+                        Field(
+                            "parameters",
+                            List(items=Str(pattern=DOTTED_NAME), unique=True),
+                            doc=(
+                                "The set's names that are one parameter each (an nn.Parameter,"
+                                " e.g. hc_head_fn), not a module of parameters: the checkpoint"
+                                " tensor is the name itself, and a name under it"
+                                " (hc_head_fn.weight) is one the engine's loader cannot place,"
+                                " so it is refused."
                             ),
                             review=(
                                 breaking(

@@ -415,6 +415,20 @@ def checkpoint_cases() -> dict[str, dict]:
             for method in variant.methods:
                 draft = archs[method.draft_architecture]
                 weight_set = method.weights
+                # the other methods' tensors, shipped beside this method's (a hostile case);
+                # the names both sets declare are this set's own
+                own = set(weight_set.required + weight_set.optional)
+                own |= set(weight_set.shared.required + weight_set.shared.optional) if weight_set.shared else set()
+                others = sorted(
+                    {
+                        stage_weight
+                        for other in variant.methods
+                        if other.method != method.method
+                        for stage_weight in other.weights.required
+                        + (other.weights.shared.required if other.weights.shared else ())
+                    }
+                    - own
+                )
                 for shape, config in _stage_count_shapes(variant, weight_set).items():
                     experts = _expert_count(weight_set, config)
                     block = weight_set.block
@@ -434,6 +448,7 @@ def checkpoint_cases() -> dict[str, dict]:
                         if block and block.experts and experts
                         else None,
                         **_declared_names(weight_set, 8, experts),
+                        "other_methods_weights": others,
                     }
     return cases
 

@@ -135,6 +135,8 @@ def _backend_answers(backend) -> dict:
             )
         ),
         "cpu_query_lens_mismatch": outcome(backend.supports_device_cpu_query_lens_mismatch),
+        # attention_backends.*.supported_head_sizes: stated or inherited, vLLM's answer
+        "head_sizes": outcome(backend.get_supported_head_sizes),
     }
 
 
@@ -1468,6 +1470,7 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                 "past_count": {"vllm": {}, "generated": {}},
                 "stage_removed": {"vllm": {}, "generated": {}},
                 "expert_past_count": {"vllm": {}, "generated": {}},
+                "hostile": {"vllm": {}, "generated": {}},
             }
             head = case["stage_head"]
             experts = case["experts"]  # {"head": "ffn.experts.", "count": n} or None
@@ -1533,8 +1536,33 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                             "probe": loader.probe(moved),
                         }
                         answer["expert_past_count"]["generated"][moved] = judge(full + [moved])
+            # hostile names added one at a time: an unknown tensor under every stage built, the
+            # other methods' tensors, the heads of each method, shared-head names
+            hostile = set()
+            for index in range(stages):
+                prefix = f"{head}{index}."
+                hostile |= {prefix + w for w in HOSTILE_STAGE_NAMES}
+                hostile |= {f"{prefix}{w}.weight" for w in case["other_methods_weights"]}
+            for name in sorted(hostile - set(full)):
+                answer["hostile"]["vllm"][name] = {
+                    **loader.load(full + [name]),
+                    "probe": loader.probe(name),
+                }
+                answer["hostile"]["generated"][name] = judge(full + [name])
             answers[case_id] = answer
     return answers
+
+
+# Stage-relative names no DeepSeek V4 / V4.1 draft loader places, or only one method's does:
+# an unknown tensor, the classic-MTP and DSpark heads, the shared head under the engine's name.
+HOSTILE_STAGE_NAMES = (
+    "dsv41gen_unknown.weight",
+    "hc_head_fn.weight",
+    "hc_head_fn",
+    "confidence_head.weight",
+    "shared_head.norm.weight",
+    "shared_head.head.weight",
+)
 
 
 SITES: dict[str, Callable[[dict[str, dict]], dict[str, dict]]] = {

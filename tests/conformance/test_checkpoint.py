@@ -23,7 +23,12 @@ completeness is checked and what it raises; each mode is a test:
   one;
 - ``stage_removed``: every tensor of one stage removed (classic MTP's per-stage check);
 - ``expert_past_count``: each per-expert tensor of stage 0's last expert added as the expert the
-  count stops at and as expert 1000: no expert mapping names it, vLLM's loaders drop it.
+  count stops at and as expert 1000: no expert mapping names it, vLLM's loaders drop it;
+- ``hostile``: one name added at a time: an unknown tensor under every stage vLLM builds, the
+  other methods' tensors there, the classic-MTP and
+  DSpark heads (``hc_head_fn``, ``confidence_head``) and the shared head under the engine's
+  name (``shared_head.*``): where vLLM's loader cannot place a name, the generated check
+  rejects it for that method.
 
 Compared for each: vLLM accepts exactly when the generated check does; a tensor vLLM's loader
 raises on (KeyError, AttributeError) is the one the generated check rejects; where vLLM's
@@ -51,6 +56,7 @@ KINDS = (
     "past_count",
     "stage_removed",
     "expert_past_count",
+    "hostile",
 )
 MODES = ("unquantized", "quantized")  # the target (and so the draft) quantized or not
 
@@ -150,3 +156,18 @@ def test_checkpoint_check_agrees_with_vllm_loader(answers, case_id, kind, mode):
             assert not stage_fails, where
             expected = _not_initialized(engine["message"])
             assert _params(ours["fails"], full, mapped, head) == expected, where
+
+
+def test_the_hostile_corpus_is_tried_on_every_case(answers):
+    """Every case gets hostile names, and vLLM's loader rejects some (an unknown tensor under a
+    stage always); the comparison above judges each."""
+    tried = {case_id: answers[case_id]["hostile"]["vllm"] for case_id in CASES}
+    assert all(tried.values()), [c for c, names in tried.items() if not names]
+    verdicts = [
+        vllm[mode]["accept"] for names in tried.values() for vllm in names.values() for mode in MODES
+    ]
+    assert False in verdicts
+    print(
+        f"\nhostile checkpoints: {sum(map(len, tried.values()))} tensors x {len(MODES)} modes over "
+        f"{len(CASES)} cases: vLLM rejects {verdicts.count(False)}, loads {verdicts.count(True)}"
+    )

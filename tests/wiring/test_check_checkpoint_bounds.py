@@ -250,6 +250,7 @@ MEMORY_BOUND = textwrap.dedent(
     resource.setrlimit(resource.RLIMIT_AS, (used + (512 << 20), resource.RLIM_INFINITY))
     print(module.missing_weights("deepseek_v41", "dspark", names, config))
     print(module.servable_methods("deepseek_v41", names, config))
+    print([n == name for n, _ in module.rejected_weights("deepseek_v41", "dspark", names, config)])
     """
 )
 
@@ -265,4 +266,5 @@ def test_a_tensor_name_of_many_parts_is_judged_in_bounded_memory():
         timeout=600,
     )
     assert run.returncode == 0, run.stderr[-2000:]
-    assert run.stdout.splitlines() == ["[]", "['dspark']"]
+    # complete, but the long name is one vLLM's loader places nowhere (a KeyError): not servable
+    assert run.stdout.splitlines() == ["[]", "[]", "[True]"]
