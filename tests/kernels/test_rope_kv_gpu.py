@@ -85,8 +85,8 @@ def random_slots(count, num_blocks, g):
 def prefill_slots(count, num_blocks, g, block_size=BLOCK_SIZE, first=0, skip_every=0):
     """A fresh prefill's slot_mapping: consecutive tokens fill whole cache blocks, the blocks in
     random order, the first token at in-block offset first; skip_every > 0: every skip_every-th
-    row skipped (-1). The KV-only kernel stores the records of such runs a block's step at a time
-    (DSV41GEN_KV_ONLY_GROUP_STORE), which random slots never exercise."""
+    row skipped (-1): runs that cross block boundaries, which random slots never exercise (a
+    former KV-only candidate stored such runs a block's step at a time)."""
     assert num_blocks * block_size >= count + first
     blocks = torch.randperm(num_blocks, device="cuda", generator=g)
     token = torch.arange(count, device="cuda") + first
@@ -454,7 +454,7 @@ def test_kv_only_large_prefills_take_three_blocks_per_multiprocessor(ops, rope_k
 def test_q_op_below_the_cutoff_strides_over_one_wave(ops, rope_kv_references, grid):
     """Below num_token_cutoff the grid rule picks the warp-per-slot grid; with Q heads it is laid
     out as one wave of resident blocks whose warps stride over the (token, slot) items
-    (DSV41GEN_QKV_SCHEDULE 4), not a block per kWarpsPerBlock items, which the forced grid
+    (qkv_strided_kernel), not a block per kWarpsPerBlock items, which the forced grid
     keeps. Both write what the reference writes (test_byte_exact, test_both_grids_...)."""
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     case = Case(rope_kv_references[V41], "fp8_ds_mla", torch.bfloat16, 1000, 16, True, seed=9)
