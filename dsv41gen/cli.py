@@ -305,7 +305,7 @@ _vllm_tree_option = click.option(
     "vllm_tree",
     type=click.Path(path_type=Path, file_okay=False),
     default=None,
-    help="A vLLM source tree: check its generated sites instead of --out (docs/vllm-tree.md).",
+    help="A vLLM source tree: check its generated sites instead of --out (docs/vllm-source-tree.md).",
 )
 
 
@@ -322,7 +322,7 @@ _vllm_tree_option = click.option(
     "--refactor-upstream",
     is_flag=True,
     help="First apply the one-time refactor that makes is_state_bucket a table "
-    "(docs/vllm-tree.md).",
+    "(docs/vllm-source-tree.md).",
 )
 @click.option("--dry-run", is_flag=True, help="Print the diff; write nothing.")
 @click.option("--force", is_flag=True, help="Overwrite generated regions edited by hand.")

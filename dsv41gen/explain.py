@@ -144,6 +144,28 @@ def _show_value(value: object) -> str:
     return str(value)
 
 
+# Plugin sites whose vLLM 0.33.0 function the plugin plan does not name (it prints "(no
+# function in vLLM 0.33.0)"): the function is there, in the sdist and the wheel alike, and
+# `emit --vllm-tree` writes it (dsv41gen/emit/vllm_tree/sites.py, DsparkBackendReuse).
+ENGINE_FUNCTIONS = {
+    "speculative.dspark.kv_layout": (
+        "vllm.v1.worker.gpu.spec_decode.dspark.utils._resolve_dspark_attention_backend"
+    ),
+}
+
+
+def tree_site_lines() -> list[str]:
+    """The sites `dsv41gen emit --vllm-tree` writes in vLLM's own source tree."""
+    from .emit.vllm_tree.sites import SITES
+
+    lines = []
+    for site in SITES:
+        lines.append(site.name)
+        lines.append(f"    file:  {site.path}")
+        lines.append(f"    what:  {site.what}")
+    return lines
+
+
 def site_table(inputs: FamilyInputs) -> list[str]:
     """The vLLM wiring sites of the family's plugin: hooked ones, then the ones no plugin can
     hook, with the reason."""
@@ -158,6 +180,12 @@ def site_table(inputs: FamilyInputs) -> list[str]:
     lines = []
     for row in site_table(plan):
         site, function, hook, reads = row
+        if function.startswith("(") and site in ENGINE_FUNCTIONS:
+            function = ENGINE_FUNCTIONS[site]
+            hook = (
+                "not hooked by the plugin; `dsv41gen emit --vllm-tree` writes this function's "
+                "model_type test in vLLM's own tree"
+            )
         lines.append(f"{site}")
         lines.append(f"    vLLM:  {function}")
         lines.append(f"    hook:  {hook}")
@@ -179,5 +207,8 @@ def explain_text(inputs: FamilyInputs, chosen: ExplainFilter = ALL, width: int =
     out.append("")
     out.append(f"== vLLM wiring sites of the {inputs.family.name} plugin")
     out.extend(site_table(inputs))
+    out.append("")
+    out.append(f"== vLLM source-tree sites of `emit --vllm-tree` ({inputs.family.name})")
+    out.extend(tree_site_lines())
     out.append("")
     return "\n".join(out) + "\n"

@@ -24,7 +24,7 @@ import os
 from pathlib import Path
 
 MANIFEST = "MANIFEST"
-CACHE_DIR = "DSV41GEN_CACHE_DIR"  # where the build records go (default: the XDG cache)
+CACHE_DIR = "DSV41GEN_CACHE_DIR"  # the cache directory (format.cache_root), `off` for none
 _RECORD_VERSION = 1
 _MAX_RECORDS = 256  # records beyond this are pruned, oldest first, when one is written
 _MAX_RECORD_BYTES = 1 << 20
@@ -50,24 +50,24 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def cache_root() -> Path:
-    explicit = os.environ.get(CACHE_DIR)
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "dsv41gen"
+def _record_path(out_dir: Path) -> Path | None:
+    """Where out_dir's record lives (format.cache_root: the one cache directory, which
+    ``DSV41GEN_CACHE_DIR=off`` turns off); None when caching is off."""
+    from .format import cache_root
 
-
-def _record_path(out_dir: Path) -> Path:
+    root = cache_root("builds")
     key = hashlib.sha256(os.fsencode(out_dir.resolve())).hexdigest()[:32]
-    return cache_root() / "builds" / f"{key}.json"
+    return None if root is None else root / f"{key}.json"
 
 
 def _read_record(out_dir: Path) -> dict:
     from .load import SpecReadError, read_regular_bytes
 
+    path = _record_path(out_dir)
+    if path is None:
+        return {}
     try:
-        raw = read_regular_bytes(_record_path(out_dir), _MAX_RECORD_BYTES, follow=False)
+        raw = read_regular_bytes(path, _MAX_RECORD_BYTES, follow=False)
         record = json.loads(raw) if raw is not None else None
     except (OSError, SpecReadError, ValueError):
         return {}
@@ -100,6 +100,8 @@ def record_build(out_dir: Path, package: str, members: list[Path], files: dict[s
     packages[package] = entry
     record = {"version": _RECORD_VERSION, "out_dir": str(out_dir.resolve()), "packages": packages}
     path = _record_path(out_dir)
+    if path is None:
+        return
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.{os.getpid()}")
@@ -196,6 +198,7 @@ def up_to_date(spec_paths: list[Path], out_dir: Path) -> list[tuple[str, int]] |
 
     if not all(p.is_file() for p in spec_paths):
         return None
+    _raw.cache_clear()  # one call's memo: a process that runs several commands reads afresh
     families = _families(spec_paths)
     if families is None:
         return None

@@ -152,7 +152,13 @@ def _tree_findings(out_dir: Path, results: list, spec_paths: list[Path], shown: 
                     )
                 )
             for rel, what in {**comparison.unexpected, **comparison.bytecode}.items():
-                findings.append(TreeFinding(f"{shown}/{rel}", f"{what} the build does not write"))
+                findings.append(
+                    TreeFinding(
+                        f"{shown}/{rel}",
+                        f"{what} the build does not write",
+                        comparison.diff_of.get(rel, ""),
+                    )
+                )
         built = {Path(p).resolve() for r in results for p in r.members}
         if all(p.resolve() in built for p in spec_paths):
             for name, what in output_dir_extras(out_dir, {r.package for r in results}).items():

@@ -784,6 +784,15 @@ def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
             )
         elif parent == backend:
             report(here + ("parent",), "a backend cannot be its own parent")
+        elif (
+            isinstance(backends.get(parent), dict) and backends[parent].get("kind") == "sparse_mla"
+        ):
+            # a sparse_mla entry is a registered name with block sizes: no class to derive from
+            report(
+                here + ("parent",),
+                f"{parent!r} is a sparse_mla entry, which generates no class; name an indexer "
+                "backend of the family, or an engine class with `parent_module`",
+            )
         if parent not in backends and "parent_module" in body and "kernel_block_sizes" not in body:
             report(here, "an engine-parented backend must state kernel_block_sizes")
         if parent not in backends and "parent_module" in body:

@@ -362,6 +362,9 @@ def compare(out_dir: Path, package: str, files: dict[str, str], diff_root: str =
             result.add_diff(full, _diff(text, "", full, diff_root))
             continue
         result.unexpected[full] = _describe_entry(path, kind)
+        if text is not None and text != NOT_A_GENERATED_FILE:
+            # what it holds, as the patch that deletes it: a reviewer sees the planted code
+            result.add_diff(full, _diff(text, "", full, diff_root))
     return result
 
 

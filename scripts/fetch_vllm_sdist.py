@@ -15,6 +15,8 @@ Exit 0 on success, 1 when the index, the download or the hash check fails (with 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -90,6 +92,11 @@ def verified(path: Path) -> bool:
 
 def fetch(cache: Path = DEFAULT_CACHE) -> Path:
     """The verified tarball in ``cache``, downloaded once."""
+    with _locked(cache):
+        return _fetch(cache)
+
+
+def _fetch(cache: Path) -> Path:
     target = cache / FILENAME
     if verified(target):
         return target
@@ -113,17 +120,34 @@ def fetch(cache: Path = DEFAULT_CACHE) -> Path:
     return target
 
 
+@contextlib.contextmanager
+def _locked(cache: Path):
+    """One fetcher per cache at a time (pytest-xdist workers share the cache)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / ".lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
 def extract(cache: Path = DEFAULT_CACHE) -> Path:
     """The unpacked pristine tree (``cache/vllm-0.33.0``), unpacked once from the checked tarball."""
+    with _locked(cache):
+        return _extract(cache)
+
+
+def _extract(cache: Path) -> Path:
     tree = cache / f"{PROJECT}-{VERSION}"
     stamp = tree / ".dsv41gen-extracted"
     if stamp.is_file() and stamp.read_text() == SHA256:
         return tree
-    tarball = fetch(cache)
+    tarball = _fetch(cache)
     staging = Path(tempfile.mkdtemp(dir=cache, prefix=".extract-"))
     try:
         with tarfile.open(tarball) as archive:
-            archive.extractall(staging, filter="data")
+            if hasattr(tarfile, "data_filter"):  # Python 3.10.12+: no links out, no devices
+                archive.extractall(staging, filter="data")
+            else:
+                archive.extractall(staging)
         if tree.exists():
             shutil.rmtree(tree)
         os.replace(staging / f"{PROJECT}-{VERSION}", tree)

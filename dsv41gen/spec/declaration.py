@@ -272,7 +272,13 @@ _ARCHITECTURES = Map(
                     ),
                     unique=True,
                 ),
-                doc="The engine's sets keyed on the architecture name that this architecture is a member of (vLLM 0.33.0: breakable_cudagraph, config/vllm.py's DEFAULT_BREAKABLE_CUDAGRAPH_ARCHITECTURES: breakable CUDA graphs and no torch.compile by default; breakable_cudagraph_rocm, the same on ROCm; flashinfer_moe_ep, config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES). Unset: the same as the parent lineage's architecture of the same module and class, else none; [] opts out. The plugin adds the members to the engine's sets.",
+                doc="The engine's sets keyed on the architecture name that this architecture is a "
+                "member of (vLLM 0.33.0: breakable_cudagraph, config/vllm.py's "
+                "DEFAULT_BREAKABLE_CUDAGRAPH_ARCHITECTURES: breakable CUDA graphs and no "
+                "torch.compile by default; breakable_cudagraph_rocm, the same on ROCm; "
+                "flashinfer_moe_ep, config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES). Unset: "
+                "the same as the parent lineage's architecture of the same module and class, else "
+                "none; [] opts out. The plugin adds the members to the engine's sets.",
             ),
         )
     ),

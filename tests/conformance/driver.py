@@ -135,6 +135,8 @@ def _backend_answers(backend) -> dict:
             )
         ),
         "cpu_query_lens_mismatch": outcome(backend.supports_device_cpu_query_lens_mismatch),
+        # attention_backends.*.supported_head_sizes: stated or inherited, vLLM's answer
+        "head_sizes": outcome(backend.get_supported_head_sizes),
     }
 
 

@@ -308,7 +308,7 @@ def test_display_name_placeholders_cannot_amplify_a_message(specs_copy, run_cli,
     edit(specs_copy / V41, "display_name: DeepSeek V4.1", "display_name: " + "D" * 50_000)
     edit(
         specs_copy / V41,
-        "DeepSeek V4.1 layer {layer_id}",
+        "{display_name} layer {layer_id}",
         "{display_name}" * 400 + " layer {layer_id}",
     )
     result = run_cli("build", f"specs/{V41}", "--out", "out")
@@ -328,7 +328,7 @@ def test_inherited_texts_cannot_grow_a_generated_file_past_the_reader_limit(spec
 
     edit(
         specs_copy / V41,
-        "DeepSeek V4.1 layer {layer_id}",
+        "{display_name} layer {layer_id}",
         "x" * 900_000 + " layer {layer_id}",
     )
     for i in range(24):

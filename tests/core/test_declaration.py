@@ -110,3 +110,95 @@ def test_engine_facts_sit_at_the_bottom_floor():
     assert engine.VLLM_VERSION is facts.VLLM_VERSION
     validate_source = (Path(facts.__file__).parents[1] / "validate.py").read_text(encoding="utf-8")
     assert "plan.engine" not in validate_source
+
+
+def _instance(node, rng, depth=0):
+    """A random value the declaration admits (lists and maps kept short)."""
+    from dsv41gen.spec.language import Bool, Const, Enum, Int, Num, OneOf, Raw, Str
+
+    if isinstance(node, Ref):
+        return _instance(node.target, rng, depth)
+    if isinstance(node, Obj):
+        return {
+            f.name: _instance(f.type, rng, depth + 1)
+            for f in node.fields
+            if f.required or rng.random() < 0.5
+        }
+    if isinstance(node, Map):
+        return {f"key{i}": _instance(node.values, rng, depth + 1) for i in range(rng.randint(0, 2))}
+    if isinstance(node, List):
+        low = node.min_items or 0
+        count = rng.randint(low, max(low, 2))
+        if node.items is None:
+            return [rng.randint(0, 9) for _ in range(count)]
+        if isinstance(node.items, Enum) and node.unique:
+            return rng.sample(list(node.items.values), min(count, len(node.items.values)))
+        if node.unique:
+            seen = []
+            while len(seen) < count:
+                item = _instance(node.items, rng, depth + 1)
+                if item not in seen:
+                    seen.append(item)
+            return seen
+        return [_instance(node.items, rng, depth + 1) for _ in range(count)]
+    if isinstance(node, OneOf):
+        return _instance(rng.choice(node.options), rng, depth)
+    if isinstance(node, Enum):
+        return rng.choice(node.values)
+    if isinstance(node, Const):
+        return node.value
+    if isinstance(node, Bool):
+        return rng.random() < 0.5
+    if isinstance(node, Int):
+        low = node.minimum if node.minimum is not None else -5
+        return rng.randint(low, node.maximum if node.maximum is not None else low + 10)
+    if isinstance(node, Num):
+        return min(node.maximum or 1.0, 0.5)
+    if isinstance(node, Str):
+        return None  # a pattern-bound string: the caller fills it
+    if isinstance(node, Raw):
+        return 1
+    raise TypeError(node)
+
+
+def test_the_declared_read_never_fails_on_what_the_schema_admits():
+    """parse.read follows the declaration only: on any value the derived schema accepts (random
+    objects of every declared shape), it returns a Record with every declared field."""
+    import random
+
+    from dsv41gen.spec.parse import Record, read
+
+    backend = SPEC.field("attention_backends").type.values
+    validator = jsonschema.Draft202012Validator(
+        derive.full_schema()["properties"]["attention_backends"]["additionalProperties"]
+    )
+    rng = random.Random(1)
+    checked = 0
+    for _ in range(300):
+        raw = _instance(backend, rng)
+        raw = _fill_strings(raw, backend)
+        if list(validator.iter_errors(raw)):
+            continue
+        record = read(backend, raw)
+        assert isinstance(record, Record)
+        assert set(record) == {f.name for f in backend.fields}
+        assert record.kind in ("indexer", "sparse_mla") and record.platform in ("cuda", "rocm")
+        checked += 1
+    assert checked > 100
+
+
+def _fill_strings(value, node):
+    """Pattern-bound strings get a value that matches the common name patterns."""
+    from dsv41gen.spec.language import Str
+
+    if isinstance(node, Ref):
+        node = node.target
+    if isinstance(node, Str):
+        return "NAME" if node.pattern and "[A-Z][A-Z0-9_]" in node.pattern else "name"
+    if isinstance(node, Obj) and isinstance(value, dict):
+        return {k: _fill_strings(v, node.field(k).type) for k, v in value.items()}
+    if isinstance(node, Map) and isinstance(value, dict):
+        return {k: _fill_strings(v, node.values) for k, v in value.items()}
+    if isinstance(node, List) and isinstance(value, list) and node.items is not None:
+        return [_fill_strings(v, node.items) for v in value]
+    return value

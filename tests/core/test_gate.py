@@ -258,3 +258,30 @@ def test_check_on_both_specs_and_with_none_compares_the_same_tree(site):
         assert result.rc == 0, result.output
         assert re.fullmatch(rf"generated/{PKG}: up to date \(\d+ files\)\n", result.stdout)
         assert result.stderr == ""
+
+
+def test_checking_one_family_of_several_says_what_it_did_not_check(site):
+    """With another family beside it, `check` of one family cannot tell that family's package
+    from a stray: it says which entries it left unchecked (checking every spec, the default,
+    reports them)."""
+    other = (site / "specs" / V4).read_text()
+    for old, new in (
+        ("deepseek_v4", "otherfam"),
+        ("DeepseekV4", "OtherFam"),
+        ("DeepSeek V4", "Other Fam"),
+        ("DSparkDraftModel", "OtherDSparkDraftModel"),
+        ("DeepSeekV4MTPModel", "OtherMTPModel"),
+    ):
+        other = other.replace(old, new)
+    (site / "specs" / "otherfam.yaml").write_text(other)
+    assert run(site, "build", "specs/otherfam.yaml").rc == 0
+    (site / "generated" / "conftest.py").write_text("import os\n")
+    one = run(site, "check", f"specs/{V41}")
+    assert one.rc == 0, one.output
+    assert one.stderr.splitlines() == [
+        "note: generated also holds conftest.py, otherfam, which the specs named do not "
+        "generate: not checked (name every spec, or none, to check the whole directory)"
+    ]
+    every = run(site, "check")
+    assert every.rc == 3
+    assert every.stderr.startswith("generated/conftest.py: a file that no spec generates")

@@ -40,7 +40,10 @@ def run_emit(
         for rel in plan.changed:
             echo(plan.diff(rel), nl=False)
         return EXIT_OK
+    # a first emit adopts the tree as it is: only a tree dsv41gen wrote before has hand edits
     edited = [d for d in check_plan(plan) if d.kind == "hand-edited"]
+    if plan.manifest_before is None:
+        edited = []
     if edited and not force:
         for drift in edited:
             echo(

@@ -734,23 +734,20 @@ UNSPLIT_STATE_TABLE = "_UNSPLIT_STATE_BUCKET_SPEC_TYPES"
 
 
 def state_bucket_types(family: Family) -> tuple[list[str], list[str]]:
-    """The KV spec types (always, when unsplit) that make a bucket state-like for the layouts
-    this family uses: a layout's type, or the nearest ancestor that declares state_like."""
+    """The KV spec types the family's specs declare state-like (always, when unsplit). The
+    spec language names the types, not which caches use them (kv_cache.layouts is gone), so
+    the family's entries are every type it declares state-like, in declaration order."""
     always: list[str] = []
     unsplit: list[str] = []
     for v in family.variants:
         if v.kv_cache is None:
             continue
-        types = {t.name: t for t in v.kv_cache.spec_types}
-        for layout in v.kv_cache.layouts:
-            name = layout.spec_type
-            while name in types and types[name].state_like is StateLike.NEVER:
-                name = types[name].parent
-            if name not in types:
+        for spec_type in v.kv_cache.spec_types:
+            if spec_type.state_like is StateLike.NEVER:
                 continue
-            target = always if types[name].state_like is StateLike.ALWAYS else unsplit
-            if name not in target:
-                target.append(name)
+            target = always if spec_type.state_like is StateLike.ALWAYS else unsplit
+            if spec_type.name not in target:
+                target.append(spec_type.name)
     return always, unsplit
 
 
@@ -784,7 +781,7 @@ class StateBucketTable(Site):
                     f"{self.path}: no `{table}` table. In vLLM 0.33.0 is_state_bucket is a "
                     "closure in _get_packed_kv_cache_groups that no tool can edit safely; "
                     "apply the one-time refactor first (`dsv41gen emit --refactor-upstream`, "
-                    "docs/vllm-tree.md says what it changes)"
+                    "docs/vllm-source-tree.md says what it changes)"
                 )
             value = small.value
             present = [
@@ -806,6 +803,63 @@ class StateBucketTable(Site):
             sorted(everything),
             mine | mine_unsplit,
         )
+        return result
+
+
+# --- MXFP8 quantization kernel: how a block is scaled --------------------------------------
+
+RECIPROCAL_COMMENT = (
+    "Scale by the reciprocal rather than dividing by ``exp2(sb - {bias})``: sb == 0 (an "
+    "all-zero / denormal block) makes that divisor 2**-{bias}, which is subnormal in fp32 and "
+    "flushes to zero on CDNA, turning the block's zeros into 0/0 == NaN. The reciprocal is "
+    "normal for every reachable sb, and both forms are exact powers of two, so nothing else "
+    "changes."
+)
+
+
+@dataclass(frozen=True)
+class Mxfp8Scaling(Site):
+    """The Triton MXFP8 quantize kernel: the statements between the block's biased exponent
+    ``sb`` and the quantized ``xq`` (seed 000 hunk 3). The spec language has one form, the
+    reciprocal multiply (quantization.mxfp8.scaling), so a tree that divides gets it."""
+
+    def apply(self, module, family, owned):
+        result = SiteResult(module)
+        formats = {v.mxfp8 for v in family.variants if v.mxfp8 is not None}
+        if not formats:
+            return result
+        if len({(f.scaling, f.scale_bias) for f in formats}) != 1:
+            raise SiteError(
+                f"{self.path}: the family's variants scale MXFP8 blocks differently; vLLM has "
+                "one kernel for all of them"
+            )
+        fmt = next(iter(formats))
+
+        def block(node: cst.CSTNode) -> bool:
+            body = getattr(getattr(node, "body", None), "body", ())
+            return any(_assigns(s, "sb") for s in body) and any(_assigns(s, "xq") for s in body)
+
+        functions = c.find_all(module, cst.FunctionDef, block)
+        if len(functions) != 1:
+            raise _error(self.path, "no one Triton kernel computing `sb` then `xq`")
+        function = functions[0]
+        body = list(function.body.body)
+        start = max(i for i, st in enumerate(body) if _assigns(st, "sb")) + 1
+        end = next(i for i, st in enumerate(body) if _assigns(st, "xq")) + 1
+        old = body[start:end]
+        bias = f"{float(fmt.scale_bias)!r}"
+        comment = c.wrap_comment(RECIPROCAL_COMMENT.format(bias=fmt.scale_bias), indent=8)
+        new = c.statements(
+            comment + f"rescale = tl.exp2({bias} - sb)\n"
+            "xq = (x * rescale[:, None]).to(xq_ptr.dtype.element_ty)\n"
+        )
+        if c.same_meaning("".join(map(c.code, old)), "".join(map(c.code, new))):
+            new = old
+        body[start:end] = new
+        result.module = c.replace_nodes(
+            module, {function: function.with_changes(body=function.body.with_changes(body=body))}
+        )
+        result.regions = [("mxfp8 scaling", "".join(map(c.code, new)))]
         return result
 
 
@@ -833,4 +887,7 @@ SITES: tuple[Site, ...] = (
                     "vllm.v1.attention.backends.mla.rocm_paged_mxfp4_indexer"),
     StateBucketTable("kv.state-bucket", "vllm/v1/core/kv_cache_planning.py",
                      "the state-bucket spec-type tables (after the one-time refactor)"),
+    Mxfp8Scaling("quantization.mxfp8",
+                 "vllm/model_executor/layers/quantization/utils/mxfp8_utils.py",
+                 "the Triton MXFP8 quantize kernel scales by the reciprocal"),
 )  # fmt: skip

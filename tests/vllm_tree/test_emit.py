@@ -1,0 +1,317 @@
+"""emit --vllm-tree on vLLM 0.33.0's real tree: no-op on the pristine tree, the V4.1 round
+trip against seed 000 (the pull request that added V4.1), drift, and clear errors.
+
+The expected lines of the round trip are seed 000's hunks ("before" = the tree without V4.1,
+"after" = with it), adapted to 0.33.0 where 0.33.0 differs from the PR (the lines it states
+are 0.33.0's; see docs/vllm-source-tree.md); they are not computed by the emitter.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from pathlib import Path
+
+import pytest
+from conftest import SPECS, copy_tree
+
+from dsv41gen.emit.vllm_tree import MANIFEST, check_plan, plan_tree, write_plan
+from dsv41gen.emit.vllm_tree.sites import SITES, SiteError
+from dsv41gen.pipeline import load_families
+
+SITE_FILES = sorted({s.path for s in SITES})
+
+
+def families(spec_dir: Path):
+    return [i.family for i in load_families(sorted(spec_dir.glob("*.yaml")))]
+
+
+def emit(tree: Path, spec_dir: Path = SPECS, refactor: bool = True) -> list[str]:
+    return write_plan(plan_tree(tree, families(spec_dir), refactor_upstream=refactor))
+
+
+def snapshot(tree: Path) -> dict[str, str]:
+    return {rel: (tree / rel).read_text() for rel in SITE_FILES}
+
+
+def diff_lines(before: dict[str, str], after: dict[str, str], rel: str) -> tuple[list, list]:
+    removed, added = [], []
+    for line in difflib.unified_diff(before[rel].splitlines(), after[rel].splitlines(), n=0):
+        if line.startswith("-") and not line.startswith("---"):
+            removed.append(line[1:])
+        elif line.startswith("+") and not line.startswith("+++"):
+            added.append(line[1:])
+    return removed, added
+
+
+def test_pristine_emit_changes_nothing(tree):
+    before = snapshot(tree)
+    plan = plan_tree(tree, families(SPECS))
+    assert plan.changed == []
+    write_plan(plan)
+    assert snapshot(tree) == before  # only the manifest was added
+    assert (tree / MANIFEST).is_file()
+
+
+def test_refactor_is_confined_to_the_state_bucket_closure(tree):
+    before = snapshot(tree)
+    emit(tree)
+    after = snapshot(tree)
+    assert [rel for rel in SITE_FILES if before[rel] != after[rel]] == [
+        "vllm/v1/core/kv_cache_planning.py"
+    ]
+    removed, added = diff_lines(before, after, "vllm/v1/core/kv_cache_planning.py")
+    assert [line.strip() for line in removed] == [
+        "if isinstance(spec.first_spec, (MambaSpec, CircularBufferSpec)):",
+        "spec.first_spec, SlidingWindowSpec",
+    ]
+    stripped = [line.strip() for line in added]
+    assert "if isinstance(spec.first_spec, _STATE_BUCKET_SPEC_TYPES):" in stripped
+    assert "MambaSpec," in stripped and "CircularBufferSpec," in stripped
+    assert (
+        "_UNSPLIT_STATE_BUCKET_SPEC_TYPES: tuple[type[KVCacheSpec], ...] = (SlidingWindowSpec,)"
+        in added
+    )
+
+
+def test_reemit_is_a_noop(tree):
+    emit(tree)
+    stamps = {rel: os.stat(tree / rel).st_mtime_ns for rel in [*SITE_FILES, MANIFEST]}
+    assert emit(tree) == []
+    assert {rel: os.stat(tree / rel).st_mtime_ns for rel in stamps} == stamps
+
+
+# Seed 000's hunks without V4.1 -> with V4.1, as lines of vLLM 0.33.0 (stripped).
+SEED_HUNKS = {
+    "1a": (
+        "vllm/config/speculative.py",
+        ['if hf_config.model_type == "deepseek_v4":',
+         '{"n_predict": n_predict, "architectures": ["DeepSeekV4MTPModel"]}'],
+        ['if hf_config.model_type in ("deepseek_v4", "deepseek_v41"):',
+         'is_v41 = hf_config.model_type == "deepseek_v41"',
+         'overrides = {"n_predict": n_predict}', "if not is_v41:",
+         'overrides["architectures"] = ["DeepSeekV4MTPModel"]', "hf_config.update(overrides)"],
+    ),
+    "1b": (
+        "vllm/config/speculative.py",
+        [],
+        ['== "deepseek_v41"', '"DeepSeek V4.1 has no classic-MTP draft: its "',
+         '"checkpoints ship DSpark stages under mtp.* "',
+         '"(main_proj/markov_head/confidence_head) and carry "',
+         '"no e_proj/h_proj/enorm/hnorm/hc_head weights. Use "',
+         "\"speculative method 'dspark' instead of 'mtp'.\""],
+    ),
+    "1c": (
+        "vllm/config/speculative.py",
+        ["# DeepSeek-V4 DSpark reuses the full DeepSeek-V4 config",
+         'self.draft_model_config.hf_config.model_type = "deepseek_v4"',
+         "self.draft_model_config.hf_config.architectures = [", '"DSparkDraftModel"'],
+        ["# DeepSeek-V4(.1) DSpark reuses the full target config",
+         'self.target_model_config.hf_config.model_type == "deepseek_v41"',
+         "draft_hf_config = self.draft_model_config.hf_config",
+         '"deepseek_v41" if is_v41 else "deepseek_v4"',
+         '"DSparkV41DraftModel" if is_v41 else "DSparkDraftModel"'],
+    ),
+    "2": (
+        "vllm/v1/attention/backends/mla/indexer.py",
+        [],
+        ["class DeepseekV41IndexerBackend(DeepseekV4IndexerBackend):",
+         'return "DEEPSEEK_V41_INDEXER"',
+         "return [64 if current_platform.is_device_capability_family(90) else 128]"],
+    ),
+    "7a": (
+        "vllm/model_executor/models/registry.py",
+        [],
+        ['"DeepseekV41ForCausalLM": (', '"vllm.models.deepseek_v41",',
+         '"DeepseekV41ForCausalLM",', '"DSparkV41DraftModel": (', '"DSparkDeepseekV4ForCausalLM",'],
+    ),
+    "7b": (
+        "vllm/v1/worker/gpu/spec_decode/dspark/utils.py",
+        ["# DeepSeek-V4 draft layers share the target's KV-cache layout. Other",
+         'if draft_model_config.hf_config.model_type == "deepseek_v4":'],
+        ["# DeepSeek-V4(.1) draft layers share the target's KV-cache layout. Other",
+         'if draft_model_config.hf_config.model_type in ("deepseek_v4", "deepseek_v41"):'],
+    ),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def round_trip(pristine_tree, tmp_path_factory):
+    """(with V4.1 as 0.33.0 ships it, after dropping V4.1, after adding it back)."""
+    tmp = tmp_path_factory.mktemp("round-trip")
+    tree = copy_tree(pristine_tree, tmp / "tree")
+    specs4 = tmp / "specs-v4"
+    specs4.mkdir()
+    (specs4 / "deepseek_v4.yaml").write_text((SPECS / "deepseek_v4.yaml").read_text())
+    emit(tree)
+    shipped = snapshot(tree)
+    emit(tree, specs4)
+    without = snapshot(tree)
+    emit(tree)
+    return shipped, without, snapshot(tree)
+
+
+@pytest.mark.parametrize("hunk", sorted(SEED_HUNKS))
+def test_adding_v41_back_reproduces_seed_000_hunk(round_trip, hunk):
+    _shipped, without, back = round_trip
+    rel, before_lines, after_lines = SEED_HUNKS[hunk]
+    removed, added = diff_lines(without, back, rel)
+    removed, added = [x.strip() for x in removed], [x.strip() for x in added]
+    for line in before_lines:
+        assert line in removed, (hunk, line)
+    for line in after_lines:
+        assert line in added, (hunk, line)
+
+
+def test_round_trip_restores_the_shipped_tree_but_one_comment_wrap(round_trip):
+    shipped, _without, back = round_trip
+    differing = [rel for rel in SITE_FILES if shipped[rel] != back[rel]]
+    assert differing == ["vllm/config/speculative.py"]
+    removed, added = diff_lines(shipped, back, "vllm/config/speculative.py")
+    # 0.33.0's comment is hand-wrapped (a phrase was cut out of it); the emitter wraps at 80
+    words = [" ".join(lines).replace("#", " ").split() for lines in (removed, added)]
+    assert words[0] == words[1] and len(removed) == len(added) == 2
+
+
+def test_dropping_v41_leaves_no_v41_wiring_at_the_sites_it_owns(round_trip):
+    _shipped, without, _back = round_trip
+    for rel in (
+        "vllm/model_executor/models/registry.py",
+        "vllm/config/speculative.py",
+        "vllm/v1/worker/gpu/spec_decode/dspark/utils.py",
+    ):
+        for name in ("deepseek_v41", "DeepseekV41", "DSparkV41"):
+            assert name not in without[rel], (rel, name)
+    assert (
+        "class DeepseekV41IndexerBackend"
+        not in without["vllm/v1/attention/backends/mla/indexer.py"]
+    )
+    # the spec language declares the state-like types (all in the root spec), not which
+    # variant's caches use them, so dropping V4.1 keeps CircularBufferSpec (seed hunk 4a is
+    # not reproduced; docs/vllm-source-tree.md)
+    assert "CircularBufferSpec," in without["vllm/v1/core/kv_cache_planning.py"]
+
+
+def test_test_registry_entries_come_back_with_their_hub_facts(round_trip):
+    shipped, without, back = round_trip
+    rel = "tests/models/registry.py"
+    assert '"DSparkV41DraftModel": _HfExamplesInfo(' not in without[rel]
+    assert back[rel] == shipped[rel]
+
+
+def test_check_reports_a_hand_edit_in_a_generated_region(tree, dsv41gen):
+    # a first emit adopts the tree: the refactor is no hand edit to refuse
+    assert dsv41gen("emit", "--vllm-tree", str(tree), "--refactor-upstream")[0] == 0
+    assert dsv41gen("check", "--vllm-tree", str(tree))[0] == 0
+    path = tree / "vllm/v1/attention/backends/mla/indexer.py"
+    text = path.read_text()
+    path.unlink()  # a hard-linked copy: never write through it
+    path.write_text(text.replace('return "DEEPSEEK_V41_INDEXER"', 'return "MY_INDEXER"'))
+    rc, out, err = dsv41gen("check", "--vllm-tree", str(tree))
+    assert rc == 3
+    assert "indexer.py: edited by hand inside a generated region" in err
+    assert '-        return "MY_INDEXER"' in out
+    rc, _out, err = dsv41gen("emit", "--vllm-tree", str(tree))
+    assert rc == 3 and "refusing to overwrite it" in err
+    assert dsv41gen("emit", "--vllm-tree", str(tree), "--force")[0] == 0
+    assert dsv41gen("check", "--vllm-tree", str(tree))[0] == 0
+
+
+def test_edits_outside_generated_regions_survive_and_pass_check(tree, dsv41gen):
+    emit(tree)
+    path = tree / "vllm/model_executor/models/registry.py"
+    text = path.read_text()
+    path.unlink()
+    edited = text.replace(
+        '    "DeepseekV4ForCausalLM":', '    # a reviewer\'s note\n    "DeepseekV4ForCausalLM":'
+    )
+    path.write_text(edited)
+    assert dsv41gen("check", "--vllm-tree", str(tree))[0] == 0
+    assert emit(tree) == [MANIFEST]  # the file's recorded hash; its text is kept
+    assert path.read_text() == edited
+
+
+def test_check_says_when_the_specs_changed(tree, v4_only_specs, dsv41gen):
+    emit(tree)
+    rc, _out, err = dsv41gen(
+        "check", "--vllm-tree", str(tree), str(v4_only_specs / "deepseek_v4.yaml")
+    )
+    assert rc == 3
+    assert "registry.py: stale (the specs changed since the last emit" in err
+
+
+def test_the_closure_is_refused_when_it_would_have_to_change(tree, v4_only_specs):
+    emit(tree, refactor=False)  # the manifest records SlidingWindowSpec as the family's
+    spec = v4_only_specs / "deepseek_v4.yaml"
+    text = spec.read_text()
+    line = "SlidingWindowSpec: {parent: AttentionSpec, state_like: when_unsplit}"
+    assert line in text
+    spec.write_text(text.replace(line, "SlidingWindowSpec: {parent: AttentionSpec}"))
+    with pytest.raises(SiteError, match="is_state_bucket is a closure .* --refactor-upstream"):
+        plan_tree(tree, families(v4_only_specs), refactor_upstream=False)
+    # with the refactor, the same specs edit the table
+    plan = plan_tree(tree, families(v4_only_specs), refactor_upstream=True)
+    assert (
+        "_UNSPLIT_STATE_BUCKET_SPEC_TYPES: tuple[type[KVCacheSpec], ...] = ()"
+        in plan.after["vllm/v1/core/kv_cache_planning.py"]
+    )
+
+
+def test_no_vllm_tree_is_a_usage_error(tmp_path, dsv41gen):
+    rc, out, err = dsv41gen("emit", "--vllm-tree", str(tmp_path))
+    assert rc == 2
+    assert "no vllm/config/speculative.py, so this is no vLLM source tree" in err
+    assert "Traceback" not in out + err
+
+
+def test_a_tree_of_another_shape_is_a_clear_error(tree, dsv41gen):
+    path = tree / "vllm/v1/worker/gpu/spec_decode/dspark/utils.py"
+    text = path.read_text()
+    path.unlink()
+    path.write_text(text.replace("_resolve_dspark_attention_backend", "_renamed"))
+    rc, out, err = dsv41gen("emit", "--vllm-tree", str(tree))
+    assert rc == 2
+    assert "dspark/utils.py: no function _resolve_dspark_attention_backend" in err
+    assert "Traceback" not in out + err
+    assert not (tree / MANIFEST).exists()  # nothing written
+
+
+def test_check_plan_without_manifest_says_never_emitted(tree):
+    drifts = check_plan(plan_tree(tree, families(SPECS)))
+    assert [d.kind for d in drifts] == ["not emitted"]
+
+
+def test_a_dividing_mxfp8_kernel_gets_seed_000_hunk_3(tree):
+    """Hunk 3 is not V4.1's (the root spec's quantization.mxfp8.scaling decides it, and the
+    spec language has only the reciprocal form): the tree before the PR divided by
+    exp2(sb - 127); emitting into it writes the PR's lines."""
+    rel = "vllm/model_executor/layers/quantization/utils/mxfp8_utils.py"
+    path = tree / rel
+    text = path.read_text()
+    start = text.index("        # Scale by the reciprocal")
+    last = "        xq = (x * rescale[:, None]).to(xq_ptr.dtype.element_ty)\n"
+    end = text.index(last) + len(last)
+    divide = (
+        "        descale = tl.exp2(sb - 127.0)\n"
+        "        xq = (x / descale[:, None]).to(xq_ptr.dtype.element_ty)\n"
+    )
+    path.unlink()
+    path.write_text(text[:start] + divide + text[end:])
+    before = {rel: path.read_text()}
+    emit(tree, refactor=False)
+    removed, added = diff_lines(before, {rel: path.read_text()}, rel)
+    assert [x.strip() for x in removed] == [
+        "descale = tl.exp2(sb - 127.0)",
+        "xq = (x / descale[:, None]).to(xq_ptr.dtype.element_ty)",
+    ]
+    assert [x.strip() for x in added][-2:] == [
+        "rescale = tl.exp2(127.0 - sb)",
+        "xq = (x * rescale[:, None]).to(xq_ptr.dtype.element_ty)",
+    ]
+    words = " ".join(added[:-2]).replace("#", " ").split()
+    assert (
+        words
+        == " ".join(text[start : text.index("        rescale =")].split("\n"))
+        .replace("#", " ")
+        .split()
+    )
