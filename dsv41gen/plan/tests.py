@@ -559,6 +559,9 @@ class CheckpointTests:
     # (model_type, method, config.json, complete checkpoint, the stage-count field set one past
     # its stages, the stage the loader fails on): completeness.every_stage_loads
     empty_stage: tuple[tuple[str, str, dict[str, int], str, str, str], ...]
+    # the names above that are one parameter each (weight_sets.<set>.parameters): the tensor
+    # is the name itself; every other name's tensor is "<name>.weight"
+    parameters: tuple[str, ...] = ()
 
 
 # routed experts per block in the generated tests' config.json (a small checkpoint)
@@ -586,10 +589,12 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
     cases = []
     rejected = []
     empty = []
+    parameters: set[str] = set()
     for model_type, method, name in plan.method_sets:
         ws = sets[(model_type, name)]
         count = ws.stage_count_default or 1
         at = [ws.stage_prefix.format(i=i) for i in range(count)]
+        parameters |= {p + w for p in at for w in ws.parameters}
         sources = tuple(source for _, source in ws.derived)
         config = (
             {ws.block.experts_count_sources[0]: TEST_EXPERTS} if ws.block.experts_prefix else {}
@@ -661,4 +666,4 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
                 + ws.block.experts_weights[0][0]
             )
             rejected.append((model_type, method, config, " ".join(names + (past,)), past))
-    return CheckpointTests(tuple(cases), tuple(rejected), tuple(empty))
+    return CheckpointTests(tuple(cases), tuple(rejected), tuple(empty), tuple(sorted(parameters)))

@@ -24,9 +24,18 @@ V4_MTP = [
 ]
 
 
+# V4's mHC head weights are nn.Parameters: the tensor is the name itself (vLLM 0.33.0's loader
+# fails on hc_head_fn.weight; checkpoint.weight_sets.<set>.parameters)
+PARAMETERS = ("hc_head_fn", "hc_head_base", "hc_head_scale")
+
+
+def _tensor(name):
+    return name if name.rpartition(".")[2] in PARAMETERS else f"{name}.weight"
+
+
 def _save(path, names):
     safetensors_numpy.save_file(
-        {f"{n}.weight": numpy.zeros(2, dtype=numpy.float32) for n in names}, str(path)
+        {_tensor(n): numpy.zeros(2, dtype=numpy.float32) for n in names}, str(path)
     )
 
 
@@ -102,7 +111,7 @@ def test_a_stacked_weight_may_ship_as_the_merged_parameter(tmp_path):
 def test_v4_classic_mtp_from_an_index_file(tmp_path):
     names = _stages(V4_MTP, 1) + decoder_blocks(1, EXPERTS)
     _save(tmp_path / "model-00001.safetensors", names)  # the shard the index names
-    index = {"weight_map": {f"{n}.weight": "model-00001.safetensors" for n in names}}
+    index = {"weight_map": {_tensor(n): "model-00001.safetensors" for n in names}}
     (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index))
     (tmp_path / "config.json").write_text(json.dumps(CONFIG))
     result = run_cli(
