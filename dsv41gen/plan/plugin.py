@@ -263,7 +263,8 @@ def engine_set_members(family: Family) -> dict[str, dict[str, tuple[str, str, tu
                     (
                         a
                         for a in by_name[parent].architectures
-                        if (a.module, a.class_name) == (architecture.module, architecture.class_name)
+                        if (a.module, a.class_name)
+                        == (architecture.module, architecture.class_name)
                     ),
                     None,
                 )
@@ -279,7 +280,7 @@ def engine_set_members(family: Family) -> dict[str, dict[str, tuple[str, str, tu
 
 def _engine_sets(family: Family, sources: SourceMap) -> tuple[EngineSetPlan, ...]:
     members: dict[str, dict[str, Comment]] = {}
-    for variant, architectures in engine_set_members(family).items():
+    for _variant, architectures in engine_set_members(family).items():
         for architecture, (stated_by, entry, sets) in architectures.items():
             for name in sets:
                 members.setdefault(name, {}).setdefault(

@@ -418,7 +418,11 @@ def checkpoint_cases() -> dict[str, dict]:
                 # the other methods' tensors, shipped beside this method's (a hostile case);
                 # the names both sets declare are this set's own
                 own = set(weight_set.required + weight_set.optional)
-                own |= set(weight_set.shared.required + weight_set.shared.optional) if weight_set.shared else set()
+                own |= (
+                    set(weight_set.shared.required + weight_set.shared.optional)
+                    if weight_set.shared
+                    else set()
+                )
                 others = sorted(
                     {
                         stage_weight

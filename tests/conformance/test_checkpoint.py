@@ -164,7 +164,10 @@ def test_the_hostile_corpus_is_tried_on_every_case(answers):
     tried = {case_id: answers[case_id]["hostile"]["vllm"] for case_id in CASES}
     assert all(tried.values()), [c for c, names in tried.items() if not names]
     verdicts = [
-        vllm[mode]["accept"] for names in tried.values() for vllm in names.values() for mode in MODES
+        vllm[mode]["accept"]
+        for names in tried.values()
+        for vllm in names.values()
+        for mode in MODES
     ]
     assert False in verdicts
     print(

@@ -32,7 +32,9 @@ def _stated() -> dict[str, list[str]]:
 
 def test_every_architecture_is_in_the_sets_vllm_puts_it_in(vllm_python, tmp_path):
     stated = _stated()
-    run = Driver(vllm_python).run([{"kind": "engine_sets", "archs": sorted(stated)}], None, tmp_path)
+    run = Driver(vllm_python).run(
+        [{"kind": "engine_sets", "archs": sorted(stated)}], None, tmp_path
+    )
     (result,) = run["results"]
     assert result["outcome"] == "ok", result
     assert result["values"] == stated

@@ -78,7 +78,10 @@ def build_matrix(family, root: Path) -> list[dict]:
         drafts = {
             f"draft{n}": str(
                 write_model(
-                    root, f"{variant.name}-draft{n}", architecture, variant.model_type,
+                    root,
+                    f"{variant.name}-draft{n}",
+                    architecture,
+                    variant.model_type,
                     **_hf_fields(variant, n),
                 )
             )
@@ -89,8 +92,12 @@ def build_matrix(family, root: Path) -> list[dict]:
                 extra = {"quantization_config": FP8_CHECKPOINT} if checkpoint == "fp8" else {}
                 model = str(
                     write_model(
-                        root, f"{variant.name}-nextn{nextn}-{checkpoint}", architecture,
-                        variant.model_type, **_hf_fields(variant, nextn), **extra,
+                        root,
+                        f"{variant.name}-nextn{nextn}-{checkpoint}",
+                        architecture,
+                        variant.model_type,
+                        **_hf_fields(variant, nextn),
+                        **extra,
                     )
                 )
                 for quantization in TARGET_QUANTIZATION:
@@ -138,7 +145,9 @@ def build_matrix(family, root: Path) -> list[dict]:
                         "target_backend": target_backend,
                     }
                 )
-    cases.append({"kind": "registry", "archs": [a.name for v in family.variants for a in v.architectures]})
+    cases.append(
+        {"kind": "registry", "archs": [a.name for v in family.variants for a in v.architectures]}
+    )
     return cases
 
 
@@ -197,7 +206,9 @@ def _kind_of_difference(case: dict, before: dict, after: dict) -> str:
     """One line per kind of difference (grouped in the failure report)."""
     where = f"{case['kind']} method={case.get('method')}"
     if before["outcome"] != after["outcome"] or before.get("message") != after.get("message"):
-        return f"{where}: {before.get('message', 'ok')[:70]!r} -> {after.get('message', 'ok')[:70]!r}"
+        return (
+            f"{where}: {before.get('message', 'ok')[:70]!r} -> {after.get('message', 'ok')[:70]!r}"
+        )
     keys = sorted(k for k in before["values"] if before["values"][k] != after["values"].get(k))
     return f"{where}: " + ", ".join(
         f"{k} {before['values'][k]!r} -> {after['values'].get(k)!r}" for k in keys
@@ -261,12 +272,16 @@ def test_v4_and_v41_behave_as_stock_vllm_with_the_plugin(compared):
         else:
             refused[rule].append(case)
     groups = Counter(_kind_of_difference(c, b, a) for c, b, a in differ)
-    report = "\n".join(f"{n:5d} x {kind}" for kind, n in groups.most_common(30)) + "\n" + "\n".join(
-        f"{Path(c.get('model', '')).name} {c.get('method')} N={c.get('num_speculative_tokens')} "
-        f"q={c.get('target_quantization')} draft={Path(c['draft_model']).name if c.get('draft_model') else None}"
-        f" {c.get('runner', '')} {c.get('cudagraph_mode', '')} {c.get('kv_cache_dtype', '')}: "
-        f"{_as_outcome(b)} -> {_as_outcome(a)}"[:400]
-        for c, b, a in differ[:10]
+    report = (
+        "\n".join(f"{n:5d} x {kind}" for kind, n in groups.most_common(30))
+        + "\n"
+        + "\n".join(
+            f"{Path(c.get('model', '')).name} {c.get('method')} N={c.get('num_speculative_tokens')} "
+            f"q={c.get('target_quantization')} draft={Path(c['draft_model']).name if c.get('draft_model') else None}"
+            f" {c.get('runner', '')} {c.get('cudagraph_mode', '')} {c.get('kv_cache_dtype', '')}: "
+            f"{_as_outcome(b)} -> {_as_outcome(a)}"[:400]
+            for c, b, a in differ[:10]
+        )
     )
     assert not differ, f"{len(differ)} of {len(cases)} cases differ (stock -> plugin):\n{report}"
     # every documented divergence occurs, and each is listed by its cases

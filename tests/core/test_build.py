@@ -141,8 +141,17 @@ def test_check_stale_prints_diff(specs_copy, run_cli, tmp_path):
     edit(specs_copy / V41, "sm100: [128]", "sm100: [256]")
     result = run_cli("check", f"specs/{V41}", "--out", "out")
     assert result.rc == 3
-    stale = [line for line in result.stderr.splitlines() if line.endswith(": differs from what the specs generate (run `dsv41gen build`; the diff below shows what it writes)")]
-    assert f"out/{PKG}/backends.py: differs from what the specs generate (run `dsv41gen build`; the diff below shows what it writes)" in stale
+    stale = [
+        line
+        for line in result.stderr.splitlines()
+        if line.endswith(
+            ": differs from what the specs generate (run `dsv41gen build`; the diff below shows what it writes)"
+        )
+    ]
+    assert (
+        f"out/{PKG}/backends.py: differs from what the specs generate (run `dsv41gen build`; the diff below shows what it writes)"
+        in stale
+    )
     assert "hand-edited" not in result.stderr
     diff = result.stdout.splitlines()
     # Paths as seen from where check runs (out/...): `git apply` takes the patch there.

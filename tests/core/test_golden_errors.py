@@ -204,7 +204,13 @@ specs/deepseek_v41.yaml:@DeepseekV41ForCausalLMX: v2@:5: runner.default_model_ru
         # issue 26 item 5: V4.1 inherits V4's message; naming V4 in it would make V4.1 raise it
         # naming V4. Reported at V4's line, naming the variant that inherits it.
         "inherited_message_names_the_ancestor",
-        [(V4, "        Adaptive verification requires full", "        DeepSeek V4 adaptive verification requires full")],
+        [
+            (
+                V4,
+                "        Adaptive verification requires full",
+                "        DeepSeek V4 adaptive verification requires full",
+            )
+        ],
         """
 specs/deepseek_v4.yaml:@adaptive_verification_without_full_cudagraphs:+3@:7: runner.forbidden_modes.adaptive_verification_without_full_cudagraphs.message: names 'DeepSeek V4', but DeepSeek V4.1 inherits this message and would raise it naming DeepSeek V4; write {display_name} where the name goes (each variant's own display_name fills it in) (in specs/deepseek_v41.yaml, which inherits this value)
 """,
@@ -238,7 +244,13 @@ specs/deepseek_v41.yaml:@stage_count: 3@:7: checkpoint.weight_sets.dspark.stage_
     ),
     (
         "maps_to_missing_names_examples",
-        [(V4, '      maps_to: "model.layers.{num_hidden_layers+i}." # DeepSeekV4MTP._to_spec_layer_name\n', "")],
+        [
+            (
+                V4,
+                '      maps_to: "model.layers.{num_hidden_layers+i}." # DeepSeekV4MTP._to_spec_layer_name\n',
+                "",
+            )
+        ],
         """
 specs/deepseek_v4.yaml:@classic_mtp:@:5: checkpoint.weight_sets.classic_mtp: missing required field 'maps_to'; the engine parameter prefix each stage loads into, e.g. `maps_to: "model.layers.{num_hidden_layers+i}."` for MTP stages that continue the target's decoder layers (V4's classic MTP), `maps_to: "model.layers.{i}."` for a draft model with layers of its own (EAGLE-3: vLLM loads its midlayer.* there; DSpark)
 """,
@@ -265,7 +277,13 @@ specs/deepseek_v4.yaml:@value_dtype: float8_e5m2@:5: quantization.mxfp8.value_dt
     ),
     (
         "kv_spec_type_unknown",
-        [(V4, "CircularBufferSpec: {parent: AttentionSpec", "CircularBufferSpec: {parent: AttentionSpc")],
+        [
+            (
+                V4,
+                "CircularBufferSpec: {parent: AttentionSpec",
+                "CircularBufferSpec: {parent: AttentionSpc",
+            )
+        ],
         """
 specs/deepseek_v4.yaml:@parent: AttentionSpc@:26: kv_cache.spec_types.CircularBufferSpec.parent: unknown KV spec type 'AttentionSpc'; did you mean 'AttentionSpec'?
 """,
@@ -504,7 +522,13 @@ specs/deepseek_v41.yaml:@no_such: !delete@:5: architectures.Fresh.no_such: `!del
     ),
     (
         "delete_in_root_spec",
-        [(V4, "  compress_ratios: [0, 1, 4, 128]", "  no_such: !delete\n  compress_ratios: [0, 1, 4, 128]")],
+        [
+            (
+                V4,
+                "  compress_ratios: [0, 1, 4, 128]",
+                "  no_such: !delete\n  compress_ratios: [0, 1, 4, 128]",
+            )
+        ],
         """
 specs/deepseek_v4.yaml:@no_such: !delete@:3: kv_cache.no_such: `!delete` removes nothing: this spec extends no parent
 """,

@@ -103,7 +103,11 @@ V42_FORBIDDEN_MODES = ("FULL", "FULL_DECODE_ONLY")  # runner.forbidden_modes.mrv
 # V4.2's architectures name no engine_sets: each takes those of V4.1's entry for the model class
 # it runs (deepseek_v41.yaml: DeepseekV41ForCausalLM's; DSparkV41DraftModel states none).
 V42_ENGINE_SETS = {
-    "DeepseekV42ForCausalLM": ["breakable_cudagraph", "breakable_cudagraph_rocm", "flashinfer_moe_ep"],
+    "DeepseekV42ForCausalLM": [
+        "breakable_cudagraph",
+        "breakable_cudagraph_rocm",
+        "flashinfer_moe_ep",
+    ],
     "DSparkV42DraftModel": [],
 }
 LAYER_FLAGS = (

@@ -201,7 +201,9 @@ def run_engine_sets(case: dict) -> dict:
     }
     return {
         "outcome": "ok",
-        "values": {a: sorted(n for n, members in sets.items() if a in members) for a in case["archs"]},
+        "values": {
+            a: sorted(n for n, members in sets.items() if a in members) for a in case["archs"]
+        },
     }
 
 
@@ -216,7 +218,9 @@ def run_dspark_backend(case: dict) -> dict:
     def backend(name):
         return None if name is None else AttentionBackendEnum[name]
 
-    draft = types.SimpleNamespace(hf_config=types.SimpleNamespace(model_type=case["draft_model_type"]))
+    draft = types.SimpleNamespace(
+        hf_config=types.SimpleNamespace(model_type=case["draft_model_type"])
+    )
     chosen = utils._resolve_dspark_attention_backend(
         draft, backend(case["draft_backend"]), backend(case["target_backend"])
     )
