@@ -9,7 +9,6 @@ one, so the cached pristine tree is never changed through a copy.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import subprocess
@@ -18,23 +17,14 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-SPECS = REPO / "specs"
 sys.path.insert(0, str(Path(__file__).parent))
 
-
-def _fetch_module():
-    spec = importlib.util.spec_from_file_location(
-        "fetch_vllm_sdist", REPO / "scripts" / "fetch_vllm_sdist.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from vtreehelpers import REPO, SPECS, copy_tree, fetch_module  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def fetch_sdist():
-    return _fetch_module()
+    return fetch_module()
 
 
 @pytest.fixture(scope="session")
@@ -45,13 +35,6 @@ def pristine_tree(fetch_sdist) -> Path:
         if os.environ.get("DSV41GEN_REQUIRE_VLLM_SDIST") == "1":
             pytest.fail(f"{error}; DSV41GEN_REQUIRE_VLLM_SDIST=1 requires the sdist")
         pytest.skip(str(error))
-
-
-def copy_tree(source: Path, target: Path) -> Path:
-    """A hard-linked copy (seconds for 6,000 files; the emitter replaces files, it never
-    writes through a link)."""
-    subprocess.run(["cp", "-al", str(source), str(target)], check=True)
-    return target
 
 
 @pytest.fixture

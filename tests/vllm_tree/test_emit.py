@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import SPECS, copy_tree
+from vtreehelpers import SPECS, copy_tree
 
 from dsv41gen.emit.vllm_tree import MANIFEST, check_plan, plan_tree, write_plan
 from dsv41gen.emit.vllm_tree.sites import SITES, SiteError

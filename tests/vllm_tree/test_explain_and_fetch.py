@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from conftest import REPO, _fetch_module
+from vtreehelpers import REPO, fetch_module
 
 from dsv41gen.explain import explain_text
 from dsv41gen.pipeline import load_families
@@ -27,7 +27,7 @@ def test_explain_names_resolve_dspark_attention_backend():
 
 @pytest.fixture
 def fetch(monkeypatch, tmp_path):
-    module = _fetch_module()
+    module = fetch_module()
     payload = tmp_path / "served.tar.gz"
     monkeypatch.setattr(module, "resolve_link", lambda: payload.as_uri())
     return module, payload
@@ -54,7 +54,7 @@ def test_fetch_keeps_a_verified_file(fetch, tmp_path, monkeypatch):
 
 
 def test_the_index_listing_another_hash_is_refused(monkeypatch):
-    module = _fetch_module()
+    module = fetch_module()
     listing = {"files": [{"filename": module.FILENAME, "hashes": {"sha256": "0" * 64}, "url": "x"}]}
     monkeypatch.setattr(module, "_get_json", lambda url, accept: listing)
     with pytest.raises(

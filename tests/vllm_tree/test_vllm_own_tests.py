@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SPECS, copy_tree
 from vllm_tests import SITE_TESTS, run_vllm_tests
+from vtreehelpers import REPO, SPECS, copy_tree
 
 from dsv41gen.emit.vllm_tree import plan_tree, write_plan
 from dsv41gen.pipeline import load_families
