@@ -95,6 +95,28 @@ def _caused_elsewhere(
     return found
 
 
+def _copy_formatter_configs(out_dir: Path, repo: Path, old_root: Path) -> None:
+    """Give the ref's build the formatter configuration the working tree's build uses (the
+    ruff and clang-format files found from out_dir, at the same place below old_root). Built
+    with the formatters' defaults instead, the ref's tree differed from the working tree's in
+    layout alone, which read as a change of generated code (a COSMETIC edit reported as
+    "reaches generated code") and filled the generated diff with reformatted lines."""
+    import shutil
+
+    from .format import find_clang_format_config, find_ruff_config
+
+    for config in (find_ruff_config(out_dir), find_clang_format_config(out_dir)):
+        if config is None:
+            continue
+        inside = config.resolve().is_relative_to(repo.resolve())
+        target = old_root / (
+            config.resolve().relative_to(repo.resolve()) if inside else config.name
+        )
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(config, target)
+
+
 def _generated(spec_paths: list[Path], out_dir: Path) -> dict[str, str]:
     from .pipeline import build_texts
 
@@ -193,6 +215,7 @@ def semantic_diff(spec_paths: tuple[Path, ...], ref: str) -> SemanticDiff:
         old_paths = [old_root / p.relative_to(repo.resolve()) for p in current_paths]
         existing = [p for p in old_paths if p.is_file()]
         before, _, _ = _variants(existing) if existing else ({}, {}, {})
+        _copy_formatter_configs(repo / "generated", repo, old_root)
         generated_before = _generated(existing, old_root / "generated") if existing else {}
         behaviour_before = _behaviours(existing) if existing else {}
     generated_after = _generated(current_paths, repo / "generated")

@@ -60,6 +60,12 @@ RULES: tuple[Rule, ...] = (
         "checkpoint stage prefix changed",
     ),
     Rule("checkpoint.weight_sets.*", ("removed",), BREAKING, "checkpoint weight set removed"),
+    Rule(
+        "checkpoint.weight_sets.*.renames.*",
+        ("changed", "removed"),
+        BREAKING,
+        "checkpoint rename target changed (the engine parameter a shipped weight loads into)",
+    ),
     Rule("speculative.methods.*", ("removed",), BREAKING, "speculative method dropped"),
     Rule(
         "speculative.methods.*.draft_architecture",
@@ -113,13 +119,37 @@ RULES: tuple[Rule, ...] = (
         "tokens-per-round source changed",
     ),
     Rule(
+        "speculative.methods.*.num_speculative_tokens.warning",
+        ("changed",),
+        COSMETIC,
+        "num_speculative_tokens warning reworded",
+    ),
+    Rule(
         "speculative.methods.*.num_speculative_tokens*",
         ("added", "removed", "changed"),
         BEHAVIOUR,
         "num_speculative_tokens rule changed",
     ),
     Rule("speculative.methods.*.label", ("changed",), COSMETIC, "method label (messages) changed"),
+    Rule(
+        "speculative.forbidden.*.message",
+        ("added", "removed", "changed"),
+        COSMETIC,
+        "forbidden-method message reworded",
+    ),
     Rule("speculative.forbidden.*", ("added",), BEHAVIOUR, "speculative method newly forbidden"),
+    Rule(
+        "kv_cache.unsupported_compress_ratio_message",
+        ("changed",),
+        COSMETIC,
+        "compress-ratio message reworded",
+    ),
+    Rule(
+        "kv_cache.kv_source_compressor.unsupported_compress_ratio_message",
+        ("changed",),
+        COSMETIC,
+        "kv-source compressor message reworded",
+    ),
     Rule(
         "checkpoint.weight_sets.*.maps_to",
         ("added", "removed", "changed"),
