@@ -11,13 +11,6 @@ from .binding import kv_types
 from .sources import SourceMap
 
 
-def _raised(error: Identifier, message: PyMessage | None) -> PyCode:
-    """What a ratio check raises: the bare class where vLLM's check has no message."""
-    if message is None:
-        return PyCode.format("{}", error)
-    return PyCode.format("{}({})", error, message)
-
-
 @dataclass(frozen=True)
 class KvSourceCheck:
     """kv_cache.kv_source_compressor: the compressor a kv-source layer builds refuses the
@@ -37,10 +30,6 @@ class KvSourceCheck:
     @property
     def below_py(self) -> PyLiteral:
         return PyLiteral(self.below)
-
-    @property
-    def raised(self) -> PyCode:
-        return _raised(self.error, self.message)
 
 
 @dataclass(frozen=True)
@@ -64,10 +53,6 @@ class CompressRatioCheck:
     @property
     def model_type_py(self) -> PyLiteral:
         return PyLiteral(self.model_type)
-
-    @property
-    def raised(self) -> PyCode:
-        return _raised(self.error, self.message)
 
 
 @dataclass(frozen=True)

@@ -196,6 +196,9 @@ _METHOD = Obj(
                             "The exact warning text logged when num_speculative_tokens is "
                             "above warn_above (checked before divisibility, as vLLM does)."
                         ),
+                        review=(
+                            cosmetic("num_speculative_tokens warning reworded", Change.CHANGED),
+                        ),
                     ),
                 )
             ),
@@ -466,6 +469,15 @@ _CHECKPOINT = Obj(
                                 "Checkpoint name -> engine parameter name (both relative: the"
                                 " checkpoint's under stage_prefix, the engine's under maps_to"
                                 " / shared.maps_to)."
+                            ),
+                            review=(
+                                breaking(
+                                    "checkpoint rename target changed (the engine parameter a "
+                                    "shipped weight loads into)",
+                                    Change.CHANGED,
+                                    Change.REMOVED,
+                                    below=True,
+                                ),
                             ),
                         ),
                         Field(
@@ -805,7 +817,12 @@ FORBIDDEN_METHOD = Obj(
             doc="The allowed method to suggest.",
             required=True,
         ),
-        Field("message", Str(), doc="Overrides the message derived from the weight sets."),
+        Field(
+            "message",
+            Str(),
+            doc="Overrides the message derived from the weight sets.",
+            review=(cosmetic("forbidden-method message reworded"),),
+        ),
     )
 )
 
@@ -985,7 +1002,11 @@ _KV_CACHE = Obj(
             ),
         ),
         Field("compress_ratios", _COMPRESS_RATIOS),
-        Field("unsupported_compress_ratio_message", Str()),
+        Field(
+            "unsupported_compress_ratio_message",
+            Str(),
+            review=(cosmetic("compress-ratio message reworded", Change.CHANGED),),
+        ),
         Field(
             "compress_ratio_floor",
             Int(minimum=1, maximum=65536, range="a compress ratio of at least 1 and at most 65536"),
@@ -1052,6 +1073,7 @@ _KV_CACHE = Obj(
                             "Its exact message; may use {layer_id}, {compress_ratio} and "
                             "{display_name}. Without it the exception has no message."
                         ),
+                        review=(cosmetic("kv-source compressor message reworded", Change.CHANGED),),
                     ),
                 )
             ),

@@ -6,13 +6,12 @@ from __future__ import annotations
 import os
 import pty
 import select
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from corehelpers import SPECS, V41, cli
+from corehelpers import V41, cli, copy_specs
 
 ESC = "\x1b["
 
@@ -78,7 +77,7 @@ def test_explain_filters(specs_copy, tmp_path):
 
 @pytest.mark.slow
 def test_a_large_family_fits_the_terminal(tmp_path):
-    shutil.copytree(SPECS, tmp_path / "specs")
+    copy_specs(tmp_path / "specs")
     for i in range(40):
         (tmp_path / "specs" / f"synth_{i:04d}.yaml").write_text(SYNTH.format(i=i))
     result = cli(["explain", "--site", "dspark"], tmp_path, env={"COLUMNS": "100"}, timeout=300)

@@ -132,6 +132,38 @@ EDITS = [
         {("deepseek_v4", "hf_config.num_hidden_layers", "changed"): "BEHAVIOUR"},
         0,
     ),
+    # issue 26 item 7: a reworded message is COSMETIC (as the README says of reworded
+    # messages); a rename target is what a shipped checkpoint weight loads into: BREAKING
+    (
+        "a compress-ratio message reworded",
+        V41,
+        "1 and 2 are supported.",
+        "1 and 2 are the supported ratios.",
+        {("deepseek_v41", "kv_cache.unsupported_compress_ratio_message", "changed"): "COSMETIC"},
+        0,
+    ),
+    (
+        "a forbidden-method message written over the derived one",
+        V41,
+        "      use_instead: dspark\n",
+        "      use_instead: dspark\n      message: DeepSeek V4.1 drafts with DSpark only.\n",
+        {("deepseek_v41", "speculative.forbidden.mtp.message", "added"): "COSMETIC"},
+        0,
+    ),
+    (
+        "a checkpoint rename target changed",
+        V41,
+        "        markov_head.head: markov_head.markov_w2",
+        "        markov_head.head: markov_head.markov_w3",
+        {
+            (
+                "deepseek_v41",
+                "checkpoint.weight_sets.dspark.renames.markov_head.head",
+                "changed",
+            ): "BREAKING"
+        },
+        5,
+    ),
     (
         "a comment and formatting only",
         V41,
@@ -317,3 +349,29 @@ def test_a_sibling_that_changes_an_existing_variant_is_reported_under_it(spec_re
     [v4] = [c for c in changes if c["variant"] == "deepseek_v4"]
     assert "Sibling needs Model Runner V2 for FULL CUDA graphs." in str(v4["after"])
     assert "another variant of the family" in v4["what"]
+
+
+def test_a_change_reaching_only_generated_tests_is_cosmetic_under_the_repos_formatters(spec_repo):
+    """issue 26 item 7: in a repository with its own ruff and clang-format configuration (as
+    this one and vLLM have), the ref's tree was built with the formatters' defaults, so a
+    reference value that reaches only the generated tests read as "reaches generated code",
+    and the generated diff was full of reformatted lines."""
+    from reviewhelpers import git
+
+    (spec_repo / "pyproject.toml").write_text("[tool.ruff]\nline-length = 100\n")
+    (spec_repo / ".clang-format").write_text(
+        "BasedOnStyle: Google\nColumnLimit: 100\nCpp11BracedListStyle: false\n"
+    )
+    git(spec_repo, "add", "pyproject.toml", ".clang-format")
+    git(spec_repo, "commit", "-q", "-m", "formatters")
+    git(spec_repo, "tag", "-f", "base")
+    edit(spec_repo / V41, "  hidden_size: 5120", "  hidden_size: 6144")
+    rc, report = review(spec_repo)
+    got = {(c["variant"], c["path"], c["kind"]): c["severity"] for c in report["changes"]}
+    assert got == {("deepseek_v41", "hf_config.hidden_size", "changed"): "COSMETIC"}
+    assert rc == 0
+    markdown = run_cli(spec_repo, "diff", "--against", "base", "--format", "markdown").stdout
+    touched = sorted(
+        line.removeprefix("+++ b/") for line in markdown.splitlines() if line.startswith("+++ b/")
+    )
+    assert touched and all("/tests/" in path for path in touched), touched

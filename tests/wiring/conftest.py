@@ -25,6 +25,10 @@ def wiring():
         check=True,
         capture_output=True,
     )
+    # A deepseek_v4 package another test imported (the committed tree, another build) would be
+    # returned by import_module instead of this build's: set it aside, restore it after.
+    ours = [m for m in sys.modules if m == "deepseek_v4" or m.startswith("deepseek_v4.")]
+    saved = {name: sys.modules.pop(name) for name in ours}
     sys.path.insert(0, str(out))
     try:
         modules = {
@@ -45,6 +49,7 @@ def wiring():
         sys.path.remove(str(out))
         for name in [m for m in sys.modules if m == "deepseek_v4" or m.startswith("deepseek_v4.")]:
             del sys.modules[name]
+        sys.modules.update(saved)
         shutil.rmtree(scratch, ignore_errors=True)
 
 
