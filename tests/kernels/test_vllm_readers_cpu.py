@@ -4,8 +4,9 @@ The CPU half of test_vllm_readers_gpu.py (which reads the generated kernel's and
 with FlashMLA and the same gather on the GPU): the gather, vLLM's own source run by Triton's
 interpreter, reads the 584 B and 528 B records that dsv41gen's reference writes into a poisoned,
 padded paged cache, at several block sizes, and must return exactly the records decoded from the
-format; a cache in the other packed layout must not. Needs vLLM's cache_utils.py in
-.vllm/oracle (scripts/vllm_oracle.sh); skipped without it. About a second.
+format; a cache in the other packed layout must not. Reads vLLM's cache_utils.py from
+.vllm/oracle (scripts/vllm_oracle.sh), else from the conformance venv's installed wheel, checked
+against the wheel's RECORD; never skipped for want of it. About a second.
 """
 
 from __future__ import annotations
@@ -13,11 +14,6 @@ from __future__ import annotations
 import pytest
 import torch
 import vllm_oracle
-
-pytestmark = pytest.mark.skipif(
-    not vllm_oracle.CACHE_UTILS_V41.is_file(),
-    reason=f"{vllm_oracle.CACHE_UTILS_V41} is missing: run scripts/vllm_oracle.sh",
-)
 
 V4, V41 = "deepseek_v4", "deepseek_v41"
 PAD = 64
@@ -27,7 +23,8 @@ PAD = 64
 def gather():
     if torch.cuda.is_available():
         pytest.skip("the GPU runs test_vllm_readers_gpu.py")
-    return vllm_oracle.vllm_gather_module().dequantize_and_gather_k_cache_triton
+    source = vllm_oracle.cache_utils_v41_source()
+    return vllm_oracle.vllm_gather_module(source).dequantize_and_gather_k_cache_triton
 
 
 def decode(backing, record, block_size, slots, interleaved):

@@ -331,7 +331,30 @@ def load_flashmla() -> types.SimpleNamespace:
     return torch.ops._flashmla_C
 
 
-def vllm_gather_module() -> types.ModuleType:
+def cache_utils_v41_source() -> Path:
+    """vLLM's V4.1 cache_utils.py: .vllm/oracle's copy (scripts/vllm_oracle.sh), else the
+    conformance venv's installed wheel (built when absent, as the conformance suite does), the
+    file checked against the sha256 that the wheel's RECORD lists for it."""
+    import base64
+    import hashlib
+
+    from vllmvenv import require_vllm_python
+
+    if CACHE_UTILS_V41.is_file():
+        return CACHE_UTILS_V41
+    venv = require_vllm_python().parent.parent
+    name = "vllm/models/deepseek_v41/common/ops/cache_utils.py"
+    [site] = venv.glob("lib/python*/site-packages")
+    record = (site / "vllm-0.33.0.dist-info" / "RECORD").read_text(encoding="utf-8")
+    listed = {line.split(",")[0]: line.split(",")[1] for line in record.splitlines() if line}
+    path = site / name
+    digest = base64.urlsafe_b64encode(hashlib.sha256(path.read_bytes()).digest()).rstrip(b"=")
+    if listed.get(name) != "sha256=" + digest.decode():
+        raise RuntimeError(f"{path} is not the file vllm 0.33.0's wheel RECORD lists")
+    return path
+
+
+def vllm_gather_module(source_path: Path = CACHE_UTILS_V41) -> types.ModuleType:
     """vLLM's Triton ``dequantize_and_gather_k_cache_triton`` and its kernels, run from the
     wheel's own source text: the definitions named in _GATHER_DEFINITIONS are taken out of the
     module by its syntax tree and executed unchanged, with the three vLLM names they read
@@ -343,9 +366,9 @@ def vllm_gather_module() -> types.ModuleType:
     import triton
     import triton.language as tl
 
-    if not CACHE_UTILS_V41.is_file():
-        raise RuntimeError(f"{CACHE_UTILS_V41} is missing: run scripts/vllm_oracle.sh")
-    source = CACHE_UTILS_V41.read_text()
+    if not source_path.is_file():
+        raise RuntimeError(f"{source_path} is missing: run scripts/vllm_oracle.sh")
+    source = source_path.read_text()
     tree = ast.parse(source)
     wanted = []
     for node in tree.body:
