@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 from familyhelpers import other_family_spec
-from reviewhelpers import REPO, copy_specs, edit, git, run_cli
+from reviewhelpers import REPO, copy_specs, drop_q_head_128_with_waiver, edit, git, run_cli
 
 V4, V41 = "specs/deepseek_v4.yaml", "specs/deepseek_v41.yaml"
 PAYLOAD = "\nimport os\nos.system('touch /tmp/dsv41gen-review-pwned')\n"
@@ -169,17 +169,7 @@ def _text_outside_code(markdown: str) -> str:
 
 
 def test_waiver_text_is_inert_in_the_comment(spec_repo):
-    edit(
-        spec_repo / V4,
-        "num_heads_q_padded: [0, 8, 16, 32, 64, 128]",
-        "num_heads_q_padded: [0, 8, 16, 32, 64]",
-    )
-    with (spec_repo / V4).open("a") as spec:
-        spec.write(
-            "\nreview:\n  accepted_breaking_changes:\n"
-            "    - change: deepseek_v4:kernels.rope_kv_insert.num_heads_q_padded:changed\n"
-            f"      reason: {json.dumps(WAIVER)}\n"
-        )
+    drop_q_head_128_with_waiver(spec_repo, json.dumps(WAIVER))
     result = run_cli(spec_repo, "diff", "--against", "base", "--format", "markdown")
     assert result.returncode == 0, result.stderr
     assert WAIVER.replace("|", "\\|") in result.stdout  # shown, as written
@@ -189,17 +179,7 @@ def test_waiver_text_is_inert_in_the_comment(spec_repo):
 
 
 def test_a_waiver_reason_has_a_length_limit(spec_repo):
-    edit(
-        spec_repo / V4,
-        "num_heads_q_padded: [0, 8, 16, 32, 64, 128]",
-        "num_heads_q_padded: [0, 8, 16, 32, 64]",
-    )
-    with (spec_repo / V4).open("a") as spec:
-        spec.write(
-            "\nreview:\n  accepted_breaking_changes:\n"
-            "    - change: deepseek_v4:kernels.rope_kv_insert.num_heads_q_padded:changed\n"
-            f"      reason: {'a very long reason ' * 40}\n"
-        )
+    drop_q_head_128_with_waiver(spec_repo, "a very long reason " * 40)
     result = run_cli(spec_repo, "diff", "--against", "base")
     assert result.returncode == 1, result.stdout
     assert re.search(
