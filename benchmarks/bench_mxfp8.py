@@ -48,9 +48,9 @@ SWEEP = [
 def load_modules(tmp: Path):
     import yaml
 
-    from dsv41gen.model import _parse_mx_format
+    from dsv41gen.emit.render import render
     from dsv41gen.plan.mxfp8 import plan_mxfp8
-    from dsv41gen.render import render
+    from dsv41gen.spec.model import _parse_mx_format
 
     data = yaml.safe_load((REPO / "specs" / "deepseek_v4.yaml").read_text())
     plan = plan_mxfp8(_parse_mx_format("mxfp8", data["quantization"]["mxfp8"]), "mxfp8")

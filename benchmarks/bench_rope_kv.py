@@ -71,9 +71,9 @@ def load_variant(variant: str, build_root: str | None, streaming: bool = False):
     both); else a temp directory and torch's default build directory. streaming: the KV-only
     instantiations only, with the streaming cache hints, as variant <variant>_stream."""
     from dsv41gen.errors import Diagnostics
-    from dsv41gen.model import _parse_rope_kv
     from dsv41gen.plan.rope_kv import plan_rope_kv, write_rope_kv
-    from dsv41gen.resolve import Resolver
+    from dsv41gen.spec.model import _parse_rope_kv
+    from dsv41gen.spec.resolve import Resolver
 
     spec = Resolver(Diagnostics()).resolve(REPO / "specs" / f"{variant}.yaml")
     kernel = _parse_rope_kv(spec.data["kernels"]["rope_kv_insert"])

@@ -12,7 +12,7 @@ still be read: CPU seconds barely move with load, wall time does.
   formatted); ``warm``: the cache of a previous build of the same texts.
 - ``check``: `check specs/*.yaml` against the committed generated/ (a full regeneration
   compared with the tree), warm cache.
-- ``import``: `python -c "import dsv41gen.cli"`.
+- ``import``: `python -c "import dsv41gen.commands.cli"`.
 
 The PNG beside the JSON (benchmarks/plot.py draws it) shows each figure's runs.
 """
@@ -86,7 +86,7 @@ def measure(runs: int) -> dict[str, object]:
         _timed(check, env)  # the cache now holds generated/'s texts too
         results["check"] = _figure([_timed(check, env) for _ in range(runs)])
         results["import"] = _figure(
-            [_timed([python, "-c", "import dsv41gen.cli"], env) for _ in range(runs)]
+            [_timed([python, "-c", "import dsv41gen.commands.cli"], env) for _ in range(runs)]
         )
     return results
 

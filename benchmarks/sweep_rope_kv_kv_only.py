@@ -156,9 +156,9 @@ def load_candidate(
 
     from dsv41gen.errors import Diagnostics
     from dsv41gen.kernels import rope_kv_loader
-    from dsv41gen.model import _parse_rope_kv
     from dsv41gen.plan.rope_kv import plan_rope_kv, write_rope_kv
-    from dsv41gen.resolve import Resolver
+    from dsv41gen.spec.model import _parse_rope_kv
+    from dsv41gen.spec.resolve import Resolver
 
     spec = Resolver(Diagnostics()).resolve(REPO / "specs" / "deepseek_v41.yaml")
     kernel = replace(

@@ -35,7 +35,7 @@ class Diagnostic:
 def printable(text: str) -> str:
     """One line of plain text: a key such as '\\r' or a value with a newline (both come straight
     from the spec) is shown escaped, so it can neither split a message nor drive the terminal."""
-    from .codegen_values import terminal_text
+    from .plan.values import terminal_text
 
     return terminal_text(text).replace("\n", "\\n").replace("\t", "\\t")
 

@@ -138,7 +138,7 @@ def build_cost() -> str:
         "fresh_build_cold": "`build specs/deepseek_v41.yaml` into an empty folder, empty cache",
         "fresh_build_warm": "the same, cache of an earlier build",
         "check": "`check specs/*.yaml` (a full regeneration compared with generated/)",
-        "import": "`import dsv41gen.cli`",
+        "import": "`import dsv41gen.commands.cli`",
     }
     before = data.get("before", {})
     rows = []

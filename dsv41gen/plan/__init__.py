@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from ..codegen_values import Identifier, LiteralTable
-from ..model import Family
+from ..spec.model import Family
 from .sources import SourceMap
+from .values import Identifier, LiteralTable
 
 
 @dataclass(frozen=True)

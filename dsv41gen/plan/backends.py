@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen_values import Comment, Identifier, PyCode, PyLiteral
-from ..model import AttentionBackend, BackendKind, Family, KernelBlockSizes
+from ..spec.model import AttentionBackend, BackendKind, Family, KernelBlockSizes
 from .sources import SourceMap
+from .values import Comment, Identifier, PyCode, PyLiteral
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ made it) is reported under that variant instead of hiding as "variant added".
 
 from __future__ import annotations
 
-from ..model import Family, Variant
+from ..spec.model import Family, Variant
 from .sources import SourceMap
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen_values import Comment, DocText, DottedPath, Identifier, PyCode, PyLiteral, PyMessage
-from ..model import Family, KvSpecType
+from ..spec.model import Family, KvSpecType
 from . import engine
+from .values import Comment, DocText, DottedPath, Identifier, PyCode, PyLiteral, PyMessage
 
 
 @dataclass(frozen=True)

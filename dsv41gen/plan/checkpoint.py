@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen_values import Comment, Identifier, LiteralView, PyLiteral, literal_rows
-from ..model import Family, PastCount, Variant, WeightSet
-from ..validate import (  # the generated reader bounds checkpoints by the same counts
+from ..spec.model import Family, PastCount, Variant, WeightSet
+from ..spec.validate import (  # the generated reader bounds checkpoints by the same counts
     MAX_EXPERTS,
     MAX_STAGES,
 )
 from .sources import SourceMap
+from .values import Comment, Identifier, LiteralView, PyLiteral, literal_rows
 
 
 @dataclass(frozen=True)

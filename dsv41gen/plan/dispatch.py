@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen_values import Comment, DocText, Identifier, PyCode, PyLiteral
-from ..model import Family, Method, Variant
+from ..spec.model import Family, Method, Variant
 from .sources import SourceMap
+from .values import Comment, DocText, Identifier, PyCode, PyLiteral
 
 
 def model_type_test(model_types: tuple[str, ...] | list[str]) -> PyCode:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen_values import DottedPath, Identifier
 from ..spec.engine_facts import VLLM_VERSION
+from .values import DottedPath, Identifier
 
 __all__ = ["VLLM_VERSION"]  # the fact lives in spec/engine_facts.py; planners import it here
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
-from ..codegen_values import Comment, Identifier, PyCode, PyLiteral, PyMessage
-from ..model import Family, KvSpecType, StateLike, Variant
+from ..spec.model import Family, KvSpecType, StateLike, Variant
 from .binding import kv_types
 from .sources import SourceMap
+from .values import Comment, Identifier, PyCode, PyLiteral, PyMessage
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..model import Variant
+from ..spec.model import Variant
 
 
 def with_display_name(message: str, variant: Variant) -> str:

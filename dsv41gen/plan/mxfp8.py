@@ -27,11 +27,11 @@ import math
 import struct
 from dataclasses import dataclass
 
-from dsv41gen import capabilities
-from dsv41gen.codegen_values import Comment, DocText, Identifier, PyCode, PyLiteral
 from dsv41gen.errors import assert_never
 from dsv41gen.kernels import runtime
-from dsv41gen.model import AmaxFloor, MxFormat, ScalarType, ScalingForm
+from dsv41gen.plan.values import Comment, DocText, Identifier, PyCode, PyLiteral
+from dsv41gen.spec import capabilities
+from dsv41gen.spec.model import AmaxFloor, MxFormat, ScalarType, ScalingForm
 
 FP32_BIAS = 127
 FP32_MANT_BITS = 23

@@ -13,10 +13,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from ..codegen_values import Comment, DocText, Identifier, LiteralView, PyLiteral, TomlString
-from ..model import BackendKind, Family, Method
+from ..spec.model import BackendKind, Family, Method
 from . import engine
 from .sources import SourceMap
+from .values import Comment, DocText, Identifier, LiteralView, PyLiteral, TomlString
 
 
 class SiteName(enum.Enum):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen_values import Comment, Identifier, LiteralView, PyLiteral
-from ..model import Family, RegistryTable
+from ..spec.model import Family, RegistryTable
 from .sources import SourceMap
+from .values import Comment, Identifier, LiteralView, PyLiteral
 
 # Target architectures are the ones a user serves (TARGET_MODELS). vLLM 0.33.0 resolves a draft
 # architecture (DeepSeekV4MTPModel, DSparkDraftModel, ...) through the same ModelRegistry, so

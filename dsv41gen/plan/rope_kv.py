@@ -30,8 +30,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from dsv41gen import capabilities
-from dsv41gen.codegen_values import (
+from dsv41gen.errors import assert_never
+from dsv41gen.kernels import rope_kv_loader
+from dsv41gen.kernels.runtime import source_digest
+from dsv41gen.plan.values import (
     Comment,
     CppCode,
     CppFloat,
@@ -41,10 +43,8 @@ from dsv41gen.codegen_values import (
     Identifier,
     PyLiteral,
 )
-from dsv41gen.errors import assert_never
-from dsv41gen.kernels import rope_kv_loader
-from dsv41gen.kernels.runtime import source_digest
-from dsv41gen.model import (
+from dsv41gen.spec import capabilities
+from dsv41gen.spec.model import (
     CacheFormat,
     CacheFormatKind,
     CosSinLayout,
@@ -713,7 +713,7 @@ def source_context(plan: RopeKvPlan, source: SourceFile) -> dict[str, object]:
 
 def render_rope_kv(plan: RopeKvPlan) -> dict[str, str]:
     """Render the variant's files; keys are paths relative to the family output directory."""
-    from dsv41gen.render import render
+    from dsv41gen.emit.render import render
 
     return {src.path: render(src.template, **source_context(plan, src)) for src in plan.sources}
 

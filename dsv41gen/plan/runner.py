@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen_values import Comment, Identifier, PyLiteral
-from ..model import CudaGraphMode, Family, ForbiddenRunnerMode, ModelRunner, RunnerRequirement
+from ..spec.model import CudaGraphMode, Family, ForbiddenRunnerMode, ModelRunner, RunnerRequirement
 from .messages import with_display_name
 from .sources import SourceMap
+from .values import Comment, Identifier, PyLiteral
 
 PIECEWISE_MODES = frozenset(m for m in CudaGraphMode if m.has_piecewise_cudagraphs)
 

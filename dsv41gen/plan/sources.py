@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from ..codegen_values import Comment
-from ..model import Family
+from ..spec.model import Family
+from .values import Comment
 
 
 class SourceMap:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen_values import Comment, Identifier, PyCode, PyLiteral, PyMessage
-from ..model import Divisibility, Family, ForbiddenMethod, Method, SpeculativeMethod, Variant
+from ..spec.model import Divisibility, Family, ForbiddenMethod, Method, SpeculativeMethod, Variant
 from .dispatch import Site, family_methods, model_type_test, plan_sites
 from .engine import (
     METHODS_AFTER_MTP,
@@ -17,6 +16,7 @@ from .engine import (
 )
 from .messages import with_display_name
 from .sources import SourceMap
+from .values import Comment, Identifier, PyCode, PyLiteral, PyMessage
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..codegen_values import Comment, Identifier
-from ..model import (
+from ..spec.model import (
     AttentionBackend,
     BackendKind,
     CapabilityFamily,
@@ -30,6 +29,7 @@ from .messages import with_display_name
 from .runner import RUNNER_LACKS, RunnerPlan
 from .sources import SourceMap
 from .speculative import MISSING_DEFAULT_MESSAGE, SpeculativePlan, required_message
+from .values import Comment, Identifier
 
 # A device of no known family, and a model_type no variant has.
 NO_FAMILY = None

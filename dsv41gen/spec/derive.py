@@ -59,7 +59,7 @@ def full_schema() -> dict[str, Any]:
 
 def schema_json(child: bool = False) -> str:
     """The text of ``schema.json`` (or, with ``child``, of ``schema-child.json``)."""
-    from ..schemas import child_schema
+    from .schemas import child_schema
 
     schema = full_schema()
     if child:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from dsv41gen.model import (
+from dsv41gen.commands.pipeline import load_families
+from dsv41gen.spec.model import (
     CapabilityFamily,
     CudaGraphMode,
     Family,
@@ -19,7 +20,6 @@ from dsv41gen.model import (
     RegistryTable,
     Variant,
 )
-from dsv41gen.pipeline import load_families
 
 REPO = Path(__file__).resolve().parents[2]
 SPECS = REPO / "specs"

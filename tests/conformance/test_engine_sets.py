@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.append(str(Path(__file__).resolve().parents[1] / "plugin"))
 from pluginhelpers import SPECS, Driver  # noqa: E402
 
-from dsv41gen.pipeline import load_families  # noqa: E402
+from dsv41gen.commands.pipeline import load_families  # noqa: E402
 from dsv41gen.plan.engine import ENGINE_SETS  # noqa: E402
 
 

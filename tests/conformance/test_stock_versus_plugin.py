@@ -31,7 +31,7 @@ from conformancerules import conformance_failure, is_engine_crash
 sys.path.append(str(Path(__file__).resolve().parents[1] / "plugin"))
 from pluginhelpers import SPECS, Driver, build_family, install_plugin, write_model  # noqa: E402
 
-from dsv41gen.pipeline import load_families  # noqa: E402
+from dsv41gen.commands.pipeline import load_families  # noqa: E402
 
 NEXTN = (None, 0, 1, 3)  # the target checkpoint's num_nextn_predict_layers (None: absent)
 DRAFT_NEXTN = (0, 3)  # a separate draft directory's own num_nextn_predict_layers

@@ -16,7 +16,7 @@ import pytest
 from consumerhelpers import BIN, REPO, node_modules
 from lspclient import YamlLanguageServer
 
-from dsv41gen.schemas import CHILD_SCHEMA_PATH, SCHEMA_PATH, child_schema
+from dsv41gen.spec.schemas import CHILD_SCHEMA_PATH, SCHEMA_PATH, child_schema
 
 pytestmark = pytest.mark.slow
 SETTINGS = {"validate": True, "customTags": ["!delete scalar"], "schemaStore": {"enable": False}}

@@ -75,7 +75,7 @@ def cli_in_process(args, cwd: Path, env: dict[str, str] | None = None) -> CliRes
     env = dict(env or {})
     if any(key.startswith("DSV41GEN_FAULT") for key in env):
         return cli(args, cwd, env)
-    from dsv41gen import cli as entry
+    from dsv41gen.commands import cli as entry
 
     out, err = io.StringIO(), io.StringIO()
     saved_env, saved_cwd, saved_argv = dict(os.environ), os.getcwd(), sys.argv

@@ -395,7 +395,7 @@ class CaseResult:
 @contextlib.contextmanager
 def _fast_build():
     """Memoised formatters and no fsync (see the module docstring); restored afterwards."""
-    import dsv41gen.format as fmt
+    import dsv41gen.emit.format as fmt
 
     real = {"python": fmt.format_python, "cpp": fmt.format_cpp}
     caches: dict[str, dict] = {"python": {}, "cpp": {}}
@@ -512,7 +512,7 @@ class Workspace:
 
 
 def main_command():
-    from dsv41gen.cli import main
+    from dsv41gen.commands.cli import main
 
     return main
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from corehelpers import SPECS, V4, V41, edit
 
-from dsv41gen import fastpath, load
+from dsv41gen.emit import fastpath
+from dsv41gen.spec import load
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and symlinks are POSIX")
 
@@ -135,9 +136,9 @@ def test_oversized_spec_is_a_located_error(specs_copy, run_cli, tmp_path):
 
 
 def _line_events(function) -> int:
-    """How many lines of dsv41gen/resolve.py run while ``function`` runs: a deterministic count of
+    """How many lines of dsv41gen/spec/resolve.py run while ``function`` runs: a deterministic count of
     the merge's work (no clock)."""
-    import dsv41gen.resolve as resolve
+    import dsv41gen.spec.resolve as resolve
 
     target = resolve.__file__
     count = 0
@@ -160,7 +161,7 @@ def _line_events(function) -> int:
 
 def _merge_work(tmp_path: Path, keys: int) -> int:
     from dsv41gen.errors import Diagnostics
-    from dsv41gen.resolve import Resolver
+    from dsv41gen.spec.resolve import Resolver
 
     directory = tmp_path / f"n{keys}"
     directory.mkdir()
@@ -214,7 +215,7 @@ def _numeric_nodes(node: object, path: str = ""):
 def test_every_number_of_the_spec_language_has_a_range():
     """Every integer or number field is bounded on both sides, with the reason for its bound
     (x-range, shown in the error): the generated code holds each in a type that must fit it."""
-    from dsv41gen.validate import schema
+    from dsv41gen.spec.validate import schema
 
     nodes = list(_numeric_nodes(schema()))
     assert len(nodes) >= 30
@@ -282,8 +283,8 @@ def test_a_huge_file_in_the_output_tree_is_read_only_up_to_the_limit(
     more than 100 s: the fast path and the full comparison read every file whole."""
     import tracemalloc
 
-    from dsv41gen import write
-    from dsv41gen.pipeline import build_texts
+    from dsv41gen.commands.pipeline import build_texts
+    from dsv41gen.emit import write
 
     work = _reference_copy(reference_build, tmp_path)
     out = work / "out"
@@ -324,7 +325,7 @@ def test_inherited_texts_cannot_grow_a_generated_file_past_the_reader_limit(spec
     """Every child that inherits a long message carries its own copy: 24 one-line children of a
     root with a 900 kB message made one 21 MB kv_cache.py (from 1 MB of specs), which the next
     run could no longer read as a generated file. The build refuses it instead."""
-    from dsv41gen.write import MAX_GENERATED_BYTES
+    from dsv41gen.emit.write import MAX_GENERATED_BYTES
 
     edit(
         specs_copy / V41,

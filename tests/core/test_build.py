@@ -303,8 +303,8 @@ def test_hand_edited_file_no_longer_produced_is_not_silently_deleted(specs_copy,
 def test_interrupted_build_leaves_previous_tree(specs_copy, tmp_path, monkeypatch):
     """A failure after the first staged file: the old tree is byte-identical, with the same
     inodes, and no staging directory is left behind."""
-    from dsv41gen.pipeline import build_texts
-    from dsv41gen.write import write_package
+    from dsv41gen.commands.pipeline import build_texts
+    from dsv41gen.emit.write import write_package
 
     monkeypatch.chdir(tmp_path)
     out = Path("out")

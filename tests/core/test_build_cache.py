@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from corehelpers import NO_FORMAT_CACHE, V41, cli, copy_specs, tree_bytes
 
-from dsv41gen import format as fmt
+from dsv41gen.emit import format as fmt
 
 
 @pytest.fixture
@@ -110,7 +110,7 @@ def test_a_warm_build_starts_no_formatter(tmp_path):
     env = {"DSV41GEN_CACHE_DIR": str(cache)}
     assert cli(["build", f"specs/{V41}", "--out", "a"], tmp_path, env).rc == 0
     probe = (
-        "import dsv41gen.format as f, sys, runpy\n"
+        "import dsv41gen.emit.format as f, sys, runpy\n"
         "f._ruff = f._clang_format = lambda: sys.exit('a formatter was started')\n"
         "sys.argv = ['dsv41gen', 'build', 'specs/deepseek_v41.yaml', '--out', 'b']\n"
         "runpy.run_module('dsv41gen', run_name='__main__')\n"
@@ -130,7 +130,7 @@ def test_a_warm_build_starts_no_formatter(tmp_path):
 
 
 def test_template_bytecode_cache_is_keyed_by_the_renderer(tmp_path, monkeypatch):
-    from dsv41gen import render
+    from dsv41gen.emit import render
 
     monkeypatch.setenv("DSV41GEN_CACHE_DIR", str(tmp_path / "cache"))
     cache = render._bytecode_cache()

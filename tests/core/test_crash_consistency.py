@@ -35,7 +35,7 @@ import pytest
 from corehelpers import NO_FORMAT_CACHE, SPECS, V4, V41, cli, edit, tree_bytes
 
 from dsv41gen import faults
-from dsv41gen.write import LOCK_TIMEOUT, SWAP_MODE, locked_output, recover, write_package
+from dsv41gen.emit.write import LOCK_TIMEOUT, SWAP_MODE, locked_output, recover, write_package
 
 PKG = "deepseek_v4"
 
@@ -58,7 +58,7 @@ def _lay_out_specs(root: Path) -> None:
 
 @pytest.fixture(scope="module")
 def texts(tmp_path_factory) -> Texts:
-    from dsv41gen.pipeline import build_texts
+    from dsv41gen.commands.pipeline import build_texts
 
     root = tmp_path_factory.mktemp("texts")
     _lay_out_specs(root)
@@ -140,7 +140,7 @@ def site(tmp_path, texts):
 _CHILD = """
 import json, sys
 from pathlib import Path
-from dsv41gen.write import locked_output, write_package
+from dsv41gen.emit.write import locked_output, write_package
 out = Path(sys.argv[1])
 with locked_output(out, write=True, notify=lambda line: None):
     if sys.argv[2:]:
@@ -229,7 +229,7 @@ def _next_command(site: Site, step: str, index: int) -> None:
 
 
 def _exchange_supported(directory: Path) -> bool:
-    from dsv41gen.write import _exchange
+    from dsv41gen.emit.write import _exchange
 
     (directory / "a").mkdir()
     (directory / "b").mkdir()
@@ -508,7 +508,7 @@ def test_child_tool_dies_with_a_killed_parent(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys; from dsv41gen.format import run_tool; "
+            "import sys; from dsv41gen.emit.format import run_tool; "
             "run_tool([sys.executable, '-c', 'import time; time.sleep(60)', sys.argv[1]], 'x')",
             marker,
         ]
@@ -642,7 +642,7 @@ def test_a_new_scratch_directory_removes_only_unlocked_old_ones_of_its_kind(tmp_
     """The same sweep serves `diff --against`'s checkout of a ref (dsv41gen-ref-*)."""
     import fcntl
 
-    from dsv41gen.scratch import scratch_directory
+    from dsv41gen.emit.scratch import scratch_directory
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     names = ("dsv41gen-ref-orphan", "dsv41gen-ref-busy", "dsv41gen-ref-young", "dsv41gen-format-x")

@@ -9,7 +9,6 @@ import json
 import jsonschema
 import pytest
 
-from dsv41gen.schemas import child_schema
 from dsv41gen.spec import derive
 from dsv41gen.spec.declaration import SPEC
 from dsv41gen.spec.language import (
@@ -21,6 +20,7 @@ from dsv41gen.spec.language import (
     Ref,
     capability_number,
 )
+from dsv41gen.spec.schemas import child_schema
 
 
 @pytest.mark.parametrize("path", sorted(derive.derived_files(), key=str), ids=lambda p: p.name)
@@ -89,7 +89,7 @@ def test_every_required_field_is_in_the_schema_required_list():
 
 
 def test_the_typed_capability_families_are_the_declared_ones():
-    from dsv41gen.model import CapabilityFamily
+    from dsv41gen.spec.model import CapabilityFamily
 
     assert [f.value for f in CapabilityFamily] == list(CAPABILITY_FAMILIES)
     assert [f.number for f in CapabilityFamily] == [70, 80, 90, 100, 110, 120]
@@ -108,7 +108,7 @@ def test_engine_facts_sit_at_the_bottom_floor():
     imported = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     assert all(n.module == "__future__" for n in imported)
     assert engine.VLLM_VERSION is facts.VLLM_VERSION
-    validate_source = (Path(facts.__file__).parents[1] / "validate.py").read_text(encoding="utf-8")
+    validate_source = (Path(facts.__file__).parent / "validate.py").read_text(encoding="utf-8")
     assert "plan.engine" not in validate_source
 
 

@@ -27,7 +27,7 @@ from corehelpers import SPECS, V4, V41
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dsv41gen.cli import main
+from dsv41gen.commands.cli import main
 
 FUZZ = settings(
     max_examples=int(os.environ.get("DSV41GEN_FUZZ_EXAMPLES", "40")),

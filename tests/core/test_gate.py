@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from corehelpers import V4, V41, cli, copy_specs, tree_bytes
 from familyhelpers import other_family_spec
 
-from dsv41gen import fastpath
+from dsv41gen.emit import fastpath
 
 PKG = "deepseek_v4"
 CACHE_DIR = "DSV41GEN_CACHE_DIR"  # where this machine keeps its build records
@@ -51,7 +51,7 @@ def _forge(root, rel: str, payload: str) -> None:
     """The attack of finding 1, done as well as a PR can: append code to a generated file, fix
     its header's content hash, and rewrite its line in the MANIFEST (and the MANIFEST's own
     header hash) to match."""
-    from dsv41gen.write import body_of, short_hash
+    from dsv41gen.emit.write import body_of, short_hash
 
     package = root / "generated" / PKG
     path = package / rel
@@ -102,7 +102,7 @@ def test_a_forged_manifest_on_a_machine_without_a_build_record(site, tmp_path):
 
 
 def test_check_never_takes_the_fast_path_and_ci_builds_do_not_either(site, monkeypatch):
-    from dsv41gen.cli import main
+    from dsv41gen.commands.cli import main
 
     def refuse(*_args, **_kwargs):
         raise AssertionError("the fast path decided")
@@ -237,8 +237,8 @@ def test_a_stray_entry_in_the_output_directory_fails_check(site):
 def test_the_manifest_does_not_depend_on_the_formatter_releases(site, monkeypatch):
     """Issue 26 item 12: only the MANIFEST's `formatters` line differed on a machine with
     another ruff minor, and check exited 3 on byte-identical output."""
-    from dsv41gen import format as formatting
-    from dsv41gen.cli import main
+    from dsv41gen.commands.cli import main
+    from dsv41gen.emit import format as formatting
 
     real = formatting._version
     monkeypatch.setattr(

@@ -976,7 +976,7 @@ def test_golden_error_output(specs_copy, run_cli, tmp_path, edits, expected):
 
 def test_golden_case_count_and_rules_covered():
     """The issue asks for at least 15 distinct broken specs covering every semantic rule."""
-    from dsv41gen.validate import iter_rules
+    from dsv41gen.spec.validate import iter_rules
 
     assert len(CASES) >= 15
     covered = {

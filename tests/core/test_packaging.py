@@ -75,7 +75,7 @@ def test_wheel_builds_and_generates_the_same_tree(tmp_path):
         [
             sys.executable,
             "-c",
-            "import dsv41gen.render as r; print(r.__file__); print(r.templates_dir())",
+            "import dsv41gen.emit.render as r; print(r.__file__); print(r.templates_dir())",
         ],
         cwd=work,
         env=env,

@@ -32,7 +32,7 @@ MXFP8_SPEC = REPO / "specs" / "deepseek_v4.yaml"
 def _mxfp8_format():
     import yaml
 
-    from dsv41gen.model import _parse_mx_format
+    from dsv41gen.spec.model import _parse_mx_format
 
     # The spec section as the typed model parses it (validation is tested elsewhere; reading the
     # YAML directly keeps this fixture free of jsonschema, which the GPU image lacks).
@@ -70,7 +70,7 @@ _import_rendered = import_rendered
 
 @pytest.fixture(scope="session")
 def mxfp8_rendered_dir(tmp_path_factory, mxfp8_plan):
-    from dsv41gen.render import render
+    from dsv41gen.emit.render import render
 
     directory = tmp_path_factory.mktemp("mxfp8")
     kernels = render("triton/mxfp8.py.j2", plan=mxfp8_plan)
@@ -117,8 +117,8 @@ def rope_kv_kernel_spec(variant: str):
     Resolves ``extends`` but skips schema validation (tested elsewhere), so no jsonschema is
     needed: the GPU image lacks it."""
     from dsv41gen.errors import Diagnostics
-    from dsv41gen.model import _parse_rope_kv
-    from dsv41gen.resolve import Resolver
+    from dsv41gen.spec.model import _parse_rope_kv
+    from dsv41gen.spec.resolve import Resolver
 
     diagnostics = Diagnostics()
     spec = Resolver(diagnostics).resolve(REPO / "specs" / f"{variant}.yaml")
@@ -147,7 +147,7 @@ def exact_math_kernel():
     record; and fp8_max 240 (an e4m3 value below 448). Two Q head counts keep its build small."""
     from dataclasses import replace
 
-    from dsv41gen.model import (
+    from dsv41gen.spec.model import (
         PackedLayout,
         PerTensorScaling,
         QRmsNorm,

@@ -83,7 +83,7 @@ def test_the_generator_hash_covers_the_kernel_sources(tmp_path, monkeypatch):
     no-op fast path must not vouch for the old tree."""
     import shutil
 
-    from dsv41gen import inputs
+    from dsv41gen.emit import inputs
 
     package = tmp_path / "dsv41gen"
     shutil.copytree(runtime.KERNELS_DIR.parent, package, ignore=shutil.ignore_patterns("__py*"))

@@ -6,7 +6,8 @@ import dataclasses
 
 import pytest
 
-from dsv41gen.model import (
+from dsv41gen.plan.mxfp8 import plan_mxfp8
+from dsv41gen.spec.model import (
     AmaxFloor,
     MxFormat,
     MxLaunch,
@@ -15,8 +16,7 @@ from dsv41gen.model import (
     ScaleLayout,
     ScalingForm,
 )
-from dsv41gen.plan.mxfp8 import plan_mxfp8
-from dsv41gen.validate import check_mx_capabilities
+from dsv41gen.spec.validate import check_mx_capabilities
 
 FMT = MxFormat(
     name="mxfp8",

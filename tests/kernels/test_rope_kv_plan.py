@@ -107,7 +107,7 @@ def test_variants_share_nothing_but_tables(rope_kv_plans):
 
 
 def test_a_build_writes_no_kernel_source(tmp_path):
-    from dsv41gen.pipeline import build_texts
+    from dsv41gen.commands.pipeline import build_texts
 
     spec = Path(__file__).resolve().parents[2] / "specs" / "deepseek_v41.yaml"
     (result,) = build_texts((spec,), tmp_path)
@@ -148,7 +148,7 @@ def test_bindings_schemas_and_checks(rope_kv_plans):
     assert 'kCacheFormatsText[] = "bf16, fp8, fp8_ds_mla, mxfp8";' in v41
     assert 'kCacheFormatsText[] = "bf16, fp8, fp8_ds_mla";' in v4
     assert "kRecordWidth = 528;" in v41 and "528" not in v4
-    # the generated strings are typed C++ literals (codegen_values.CppString)
+    # the generated strings are typed C++ literals (dsv41gen.plan.values.CppString)
     assert 'kDescription[] = "448 e4m3 + 64 bf16 + 8 UE8M0 scale bytes (one per 64), ' in v41
 
 
@@ -177,7 +177,7 @@ def test_the_planner_only_asserts(rope_kv_spec_loader, change):
 )
 def test_validation_rejects_what_the_kernel_cannot_do(rope_kv_spec_loader, change, field, message):
     """capabilities.ROPE_KV, checked by validation at the field; the planner is not reached."""
-    from dsv41gen.validate import check_rope_kv_capabilities
+    from dsv41gen.spec.validate import check_rope_kv_capabilities
 
     found = []
     kernel = dataclasses.replace(rope_kv_spec_loader(V41), **change)
@@ -187,7 +187,7 @@ def test_validation_rejects_what_the_kernel_cannot_do(rope_kv_spec_loader, chang
 
 
 def test_validation_checks_each_cache_format_at_its_field(rope_kv_spec_loader):
-    from dsv41gen.validate import check_rope_kv_capabilities
+    from dsv41gen.spec.validate import check_rope_kv_capabilities
 
     kernel = rope_kv_spec_loader(V41)
     broken = tuple(
@@ -208,7 +208,7 @@ def test_validation_checks_each_cache_format_at_its_field(rope_kv_spec_loader):
 
 
 def test_an_inconsistent_cache_format_is_a_validation_error(rope_kv_spec_loader):
-    from dsv41gen.validate import _check_cache_format
+    from dsv41gen.spec.validate import _check_cache_format
 
     kernel = rope_kv_spec_loader(V41)
     broken = tuple(
@@ -265,7 +265,7 @@ def test_rendered_python_is_ruff_clean(rope_kv_rendered):
 )  # fmt: skip
 def test_fp8_max_must_be_an_e4m3_value(value, ok):
     """fp8_max is the kernel's saturation bound for e4m3 values, so it must be one (<= 448)."""
-    from dsv41gen.validate import _check_fp8_max
+    from dsv41gen.spec.validate import _check_fp8_max
 
     found = []
     _check_fp8_max({"fp8_max": value}, ("k",), lambda path, text: found.append((path, text)))
@@ -276,7 +276,7 @@ def test_fp8_max_must_be_an_e4m3_value(value, ok):
 
 def test_each_cache_kind_states_its_numerics():
     """A format must state the numerics fields its kind uses (ref §0) and no others."""
-    from dsv41gen.validate import _check_cache_numerics
+    from dsv41gen.spec.validate import _check_cache_numerics
 
     found = []
     fmt = {"kind": "mxfp8", "rope_contraction": "fma", "per_tensor_scaling": "divide"}
@@ -293,7 +293,7 @@ def test_each_cache_kind_states_its_numerics():
 def test_non_finite_rules_are_stated_where_they_apply():
     """infinite_amax belongs to the block-scaled formats, fp8_nan to every format with e4m3
     values (issue 28); a bf16 cache has no use for either."""
-    from dsv41gen.validate import _check_cache_numerics
+    from dsv41gen.spec.validate import _check_cache_numerics
 
     def errors(kind, **fields):
         found = []

@@ -217,7 +217,7 @@ def test_a_generated_module_exports_the_runtime_s_api(ref):
 
 def test_every_grid_rule_of_the_spec_language_has_a_runtime_rule():
     from dsv41gen.kernels.rope_kv_loader import GRID_RULES
-    from dsv41gen.model import GridRule
+    from dsv41gen.spec.model import GridRule
 
     assert sorted(rule.value for rule in GridRule) == sorted(GRID_RULES)
 

@@ -26,7 +26,7 @@ from pluginhelpers import SPECS, build_family, install_plugin, write_model
 sys.path.append(str(Path(__file__).resolve().parents[1] / "conformance"))
 from conformancerules import conformance_failure, is_engine_crash  # noqa: E402
 
-from dsv41gen.pipeline import load_families
+from dsv41gen.commands.pipeline import load_families
 
 V42 = textwrap.dedent(
     """\

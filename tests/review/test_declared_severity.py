@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dsv41gen.semdiff import classify
+from dsv41gen.commands.semdiff import classify
 
 BACKEND = "attention_backends.FlashMLA"
 

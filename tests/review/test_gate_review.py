@@ -70,8 +70,8 @@ def test_a_real_change_is_the_first_thing_in_the_generated_diff(committed_repo):
 def _forge_committed(root, rel="registry.py"):
     """Finding 1 as a pull request does it: code appended to a generated file, its header
     hash and its MANIFEST line rewritten to match."""
-    from dsv41gen.fastpath import file_digest
-    from dsv41gen.write import body_of, short_hash
+    from dsv41gen.emit.fastpath import file_digest
+    from dsv41gen.emit.write import body_of, short_hash
 
     path = root / "generated" / "deepseek_v4" / rel
     text = path.read_text() + PAYLOAD
@@ -191,8 +191,8 @@ def test_a_waiver_reason_has_a_length_limit(spec_repo):
 def test_the_comment_stays_under_githubs_limit_and_no_diff_line_escapes_its_block():
     """A diff line holding ``` closed the block: everything after it was live markdown. And
     the comment had no size limit (GitHub cuts at 65,536 characters)."""
-    from dsv41gen.review import MAX_MARKDOWN_CHARS, render_markdown
-    from dsv41gen.semdiff import SemanticDiff, TreeFinding
+    from dsv41gen.commands.review import MAX_MARKDOWN_CHARS, render_markdown
+    from dsv41gen.commands.semdiff import SemanticDiff, TreeFinding
 
     hostile = "+x = '```'\n+@org/team see #12 https://evil.example\n"
     result = SemanticDiff(

@@ -23,7 +23,7 @@ safetensors = pytest.importorskip("safetensors")
 from safetensors import SafetensorError, safe_open  # noqa: E402
 from safetensors.numpy import save_file  # noqa: E402
 
-from dsv41gen.checkpoints import run_check_checkpoint  # noqa: E402
+from dsv41gen.commands.checkpoints import run_check_checkpoint  # noqa: E402
 from dsv41gen.errors import UsageError  # noqa: E402
 
 V41 = SPECS / "deepseek_v41.yaml"

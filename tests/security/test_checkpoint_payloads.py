@@ -35,7 +35,7 @@ pytest.importorskip("safetensors")
 from safetensors import SafetensorError, safe_open  # noqa: E402
 from safetensors.numpy import save_file  # noqa: E402
 
-from dsv41gen import checkpoints  # noqa: E402
+from dsv41gen.commands import checkpoints  # noqa: E402
 from dsv41gen.errors import UsageError  # noqa: E402
 
 V41 = SPECS / "deepseek_v41.yaml"
@@ -151,7 +151,7 @@ def fast_checkpoints(monkeypatch):
     """The generated module and the variant, built once for all cases (each is a whole
     build_texts run); everything else is the real check."""
     monkeypatch.setattr(checkpoints, "_generated_module", cache(checkpoints._generated_module))
-    import dsv41gen.checkpoints as module
+    import dsv41gen.commands.checkpoints as module
 
     variant = cache(module._variant)
     monkeypatch.setattr(module, "_variant", variant)

@@ -15,8 +15,8 @@ import sys
 import pytest
 from securityhelpers import assert_clean_rejection, cli, copy_specs, edit
 
-from dsv41gen.model import AttentionBackend
 from dsv41gen.plan.backends import BackendCycle, parent_first
+from dsv41gen.spec.model import AttentionBackend
 
 V4, V41 = "deepseek_v4.yaml", "deepseek_v41.yaml"
 V4_INDEXER = """  DeepseekV4IndexerBackend:

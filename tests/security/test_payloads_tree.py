@@ -36,9 +36,9 @@ from pathlib import Path
 import pytest
 from securityhelpers import cli, copy_specs
 
-from dsv41gen.fastpath import file_digest
-from dsv41gen.pipeline import build_texts
-from dsv41gen.write import body_of, compare, output_dir_extras, short_hash
+from dsv41gen.commands.pipeline import build_texts
+from dsv41gen.emit.fastpath import file_digest
+from dsv41gen.emit.write import body_of, compare, output_dir_extras, short_hash
 
 PKG = "deepseek_v4"
 RANDOM_EDITS = int(os.environ.get("DSV41GEN_TREE_RANDOM_EDITS", "200"))

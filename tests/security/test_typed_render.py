@@ -16,8 +16,8 @@ import tokenize
 import jinja2
 import pytest
 
-from dsv41gen import render
-from dsv41gen.codegen_values import (
+from dsv41gen.emit import render
+from dsv41gen.plan.values import (
     CodegenValueError,
     Comment,
     CppFloat,
@@ -274,7 +274,7 @@ def test_planner_code_may_hold_a_message_with_printable_non_ascii():
     # A display_name such as "DeepSeek V4.1 …" reaches a raise through {display_name}: the
     # message literal keeps it as written, and composing it into planner code must not refuse it
     # (it did: internal error, exit 70), while planner text itself stays ASCII.
-    from dsv41gen.codegen_values import CodegenValueError, Identifier, PyCode, PyMessage
+    from dsv41gen.plan.values import CodegenValueError, Identifier, PyCode, PyMessage
 
     raised = PyCode.format("{}({})", Identifier("ValueError"), PyMessage(("V4.1 … layer",)))
     assert raised.text == 'ValueError("V4.1 … layer")'

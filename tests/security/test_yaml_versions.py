@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from dsv41gen.errors import Diagnostics
-from dsv41gen.load import load_document
+from dsv41gen.spec.load import load_document
 
 # the consumer tests' installer of tests/node (npm ci from the lock file; skips without node)
 sys.path.append(str(Path(__file__).resolve().parents[1] / "consumer"))

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from vtreehelpers import SPECS, copy_tree
 
+from dsv41gen.commands.pipeline import load_families
 from dsv41gen.emit.vllm_tree import MANIFEST, check_plan, plan_tree, write_plan
 from dsv41gen.emit.vllm_tree.sites import SITES, SiteError
-from dsv41gen.pipeline import load_families
 
 SITE_FILES = sorted({s.path for s in SITES})
 

@@ -7,8 +7,8 @@ import hashlib
 import pytest
 from vtreehelpers import REPO, fetch_module
 
-from dsv41gen.explain import explain_text
-from dsv41gen.pipeline import load_families
+from dsv41gen.commands.explain import explain_text
+from dsv41gen.commands.pipeline import load_families
 
 
 def test_explain_names_resolve_dspark_attention_backend():

@@ -15,8 +15,8 @@ import pytest
 from vllm_tests import SITE_TESTS, run_vllm_tests
 from vtreehelpers import REPO, SPECS, copy_tree
 
+from dsv41gen.commands.pipeline import load_families
 from dsv41gen.emit.vllm_tree import plan_tree, write_plan
-from dsv41gen.pipeline import load_families
 
 STAMP = ".dsv41gen-conformance-stamp"
 

@@ -32,7 +32,7 @@ ONE_EXPERT = {"n_routed_experts": 1}
 @pytest.fixture(scope="module")
 def checkpoint():
     """The generated checkpoint module of the real specs, as check-checkpoint runs it."""
-    from dsv41gen.checkpoints import _generated_module
+    from dsv41gen.commands.checkpoints import _generated_module
 
     return _generated_module(V41)
 
@@ -237,7 +237,7 @@ MEMORY_BOUND = textwrap.dedent(
     """
     import resource, sys
     from pathlib import Path
-    from dsv41gen.checkpoints import _generated_module
+    from dsv41gen.commands.checkpoints import _generated_module
 
     module = _generated_module(Path(sys.argv[1]))
     # one tensor name of 100,001 dotted parts (200 kB, well inside safetensors' header limit)

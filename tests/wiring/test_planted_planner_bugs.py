@@ -31,7 +31,7 @@ def _swap_sm90_and_sm100(original):
 
 def _always_for_when_unsplit(original):
     """plan.kv_cache: `always` and `when_unsplit` state-like types trade places."""
-    from dsv41gen.model import StateLike
+    from dsv41gen.spec.model import StateLike
 
     swap = {StateLike.ALWAYS: StateLike.WHEN_UNSPLIT, StateLike.WHEN_UNSPLIT: StateLike.ALWAYS}
 
@@ -80,8 +80,8 @@ BUGS = [
 
 
 def _build(tmp_path: Path) -> Path:
-    from dsv41gen.pipeline import build_texts
-    from dsv41gen.write import write_package
+    from dsv41gen.commands.pipeline import build_texts
+    from dsv41gen.emit.write import write_package
 
     specs = copy_specs(tmp_path / "specs")
     # With the README's V4.2, which drops a method its parent wires.

@@ -32,7 +32,7 @@ PARENTS = ("deepseek_v4.yaml", "deepseek_v41.yaml")
 
 def _resolved(name: str) -> dict:
     from dsv41gen.errors import Diagnostics
-    from dsv41gen.resolve import Resolver
+    from dsv41gen.spec.resolve import Resolver
 
     spec = Resolver(Diagnostics()).resolve(SPECS / name)
     assert spec is not None

@@ -20,7 +20,7 @@ from pathlib import Path
 import libcst as cst
 
 from ...errors import UsageError
-from ...model import Family
+from ...spec.model import Family
 from . import refactor
 from .sites import SITES, Site, SiteError, StateBucketTable, state_bucket_types
 
@@ -81,7 +81,7 @@ def _read_manifest(tree: Path) -> tuple[str | None, dict]:
 
 
 def _format(tree: Path, rel: str, text: str) -> str:
-    from ...format import _ruff, find_ruff_config, run_tool
+    from ..format import _ruff, find_ruff_config, run_tool
 
     config = find_ruff_config((tree / rel).parent)
     args = ["--config", str(config)] if config else ["--isolated"]

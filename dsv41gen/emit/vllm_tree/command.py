@@ -15,7 +15,7 @@ EXIT_OUT_OF_DATE = 3  # check's code for stale or hand-edited generated output
 
 
 def _plan(specs: tuple[Path, ...], tree: Path, refactor_upstream: bool, warn):
-    from ...pipeline import load_families
+    from ...commands.pipeline import load_families
 
     families = [inputs.family for inputs in load_families(list(specs), warn)]
     try:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from ...model import AttentionBackend, BackendKind, Family, Method, StateLike, Variant
 from ...plan.speculative import forbidden_message
+from ...spec.model import AttentionBackend, BackendKind, Family, Method, StateLike, Variant
 from . import cstutil as c
 
 
@@ -200,7 +200,7 @@ class RegistryTables(Site):
 
 
 def _tables(family: Family) -> list[str]:
-    from ...model import RegistryTable
+    from ...spec.model import RegistryTable
 
     return [t.dict_name for t in RegistryTable]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import yaml
 
-from .errors import Diagnostics, Location, dotted
+from ..errors import Diagnostics, Location, dotted
 
 try:  # libyaml's composer is several times faster; the pure-Python one behaves the same
     _Loader = yaml.CSafeLoader

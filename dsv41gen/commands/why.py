@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .errors import Diagnostics, Location, UsageError
-from .load import load_document
-from .write import MAX_GENERATED_BYTES, read_header  # `why` reads nothing larger, no FIFO
+from ..emit.write import MAX_GENERATED_BYTES, read_header  # `why` reads nothing larger, no FIFO
+from ..errors import Diagnostics, Location, UsageError
+from ..spec.load import load_document
 
 _SPEC_COMMENT = re.compile(r"spec: (?P<file>[\w.-]+\.yaml)\s+(?P<field>[\w.\-]*\w)")
 _FIELD_MENTION = re.compile(
@@ -49,7 +49,7 @@ def _parse_target(target: str) -> tuple[Path, int]:
 def _spec_paths(generated: Path, text: str) -> list[Path]:
     """The specs named in the header (or, where they did not fit the formatter's line limit, in
     the package's MANIFEST), relative to the output directory's parent."""
-    from .fastpath import MANIFEST
+    from ..emit.fastpath import MANIFEST
 
     header = read_header(text)
     specs = header.specs if header is not None else None
@@ -86,7 +86,7 @@ def _spec_inside(base: Path, name: str, generated: Path) -> Path:
 
 
 def _read(path: Path) -> str:
-    from .load import SpecReadError, read_regular_bytes
+    from ..spec.load import SpecReadError, read_regular_bytes
 
     try:
         data = read_regular_bytes(path, MAX_GENERATED_BYTES)
@@ -104,7 +104,7 @@ def _read(path: Path) -> str:
 
 def _package_dir(generated: Path) -> Path:
     """The family package holding a generated file: the nearest directory with a MANIFEST."""
-    from .fastpath import MANIFEST
+    from ..emit.fastpath import MANIFEST
 
     directory = generated.resolve().parent
     while directory.parent != directory:
@@ -189,7 +189,7 @@ def _locate(spec: Path, field: str) -> Location | None:
 def _locate_resolved(specs: list[Path], generated: Path, field: str) -> Location | None:
     """A bare field mention: resolve it in the variant the file was generated for (csrc/<variant>/,
     *_<variant>_*.py), else in the family's newest spec, following extends to the writer."""
-    from .resolve import Resolver
+    from ..spec.resolve import Resolver
 
     diagnostics = Diagnostics()
     resolver = Resolver(diagnostics)
@@ -207,9 +207,9 @@ def _locate_resolved(specs: list[Path], generated: Path, field: str) -> Location
 
 
 def _rule_of(specs: list[Path], generated: Path) -> tuple[str, str]:
+    from ..plan import plan_family
+    from ..plan.sources import SourceMap
     from .pipeline import load_families
-    from .plan import plan_family
-    from .plan.sources import SourceMap
 
     wanted = _package_relative(generated)
     for inputs in load_families(specs):

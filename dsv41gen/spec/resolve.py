@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .errors import Diagnostics, Location, did_you_mean, dotted
+from ..errors import Diagnostics, Location, did_you_mean, dotted
 from .load import DELETE, LoadedDocument, Path_, load_document
 
 MAX_EXTENDS_DEPTH = 16

@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-SCHEMA_PATH = Path(__file__).resolve().parent / "schema.json"
-CHILD_SCHEMA_PATH = Path(__file__).resolve().parent / "schema-child.json"
+SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schema.json"
+CHILD_SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schema-child.json"
 
 # The YAML language server reads a `!delete` declared as a scalar tag as an empty string, and a
 # YAML loader without the tag as null: either spelling of "no value" is `!delete`.

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import __version__
+from .. import __version__
 from .write import short_hash
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
 def discover_specs(paths: list[Path]) -> list[Path]:

@@ -42,10 +42,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .faults import checkpoint
+from ..faults import checkpoint
 from .scratch import scratch_directory
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+_PACKAGE_DIR = Path(__file__).resolve().parents[1]
 DEFAULT_CLANG_FORMAT = _PACKAGE_DIR / "clang-format.yaml"
 _RUFF_CONFIG_NAMES = (".ruff.toml", "ruff.toml", "pyproject.toml")  # ruff's own order
 _CLANG_FORMAT_NAMES = (".clang-format", "_clang-format")

@@ -9,8 +9,9 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import UsageError
-from .fastpath import MANIFEST
+from ..emit.fastpath import MANIFEST
+from ..emit.write import body_of
+from ..errors import UsageError
 from .pipeline import load_families
 from .semdiff import (
     BEHAVIOUR,
@@ -28,7 +29,6 @@ from .semdiff import (
     tmpdir,
     verify_cosmetic,
 )
-from .write import body_of
 
 EXIT_UNWAIVED_BREAKING = 5
 EXIT_TREE_DIFFERS = 3  # as `check`: the committed generated tree is not what the specs produce
@@ -58,8 +58,8 @@ def _variants(
 
 def _behaviours(spec_paths: list[Path]) -> dict[str, dict]:
     """variant -> what its generated code answers (plan.behaviour)."""
-    from .plan.behaviour import variant_behaviour
-    from .plan.sources import SourceMap
+    from ..plan.behaviour import variant_behaviour
+    from ..plan.sources import SourceMap
 
     found: dict[str, dict] = {}
     for inputs in load_families(spec_paths):
@@ -115,7 +115,7 @@ def _tree_findings(out_dir: Path, results: list, spec_paths: list[Path], shown: 
     """Every way the committed output tree differs from a fresh build of the pull request's own
     specs, each with its diff. A repository that does not commit its output (no such
     directory) has none."""
-    from .write import compare, locked_output, output_dir_extras
+    from ..emit.write import compare, locked_output, output_dir_extras
 
     if not out_dir.is_dir():
         return []
@@ -196,10 +196,10 @@ def _code_shape_of(inputs, overrides: dict) -> dict[str, str]:
     """The generated code's shape (semdiff.code_shape) for a family whose resolved spec data
     is replaced by ``overrides`` (document path -> data). Rendered without the formatters: the
     shape ignores layout, and it is compared only with other shapes rendered this way."""
-    from .model import Family, Provenance, Variant
-    from .plan import plan_family
-    from .plan.sources import SourceMap
-    from .render import render
+    from ..emit.render import render
+    from ..plan import plan_family
+    from ..plan.sources import SourceMap
+    from ..spec.model import Family, Provenance, Variant
 
     variants, parsed = [], {}
     for spec in inputs.specs:  # parents before children
@@ -320,7 +320,7 @@ def _inherited_once(changes: list, ancestors: dict[str, frozenset[str]]) -> list
 def semantic_diff(
     spec_paths: tuple[Path, ...], ref: str, out_dir: Path = Path("generated")
 ) -> SemanticDiff:
-    from .format import FormatSettings
+    from ..emit.format import FormatSettings
 
     cwd = Path.cwd()
     try:

@@ -32,10 +32,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__
-from .codegen_values import Comment
-from .errors import UsageError
-from .faults import checkpoint
+from .. import __version__
+from ..errors import UsageError
+from ..faults import checkpoint
+from ..plan.values import Comment
 
 HEADER_MARK = "dsv41gen-content:"
 STAMP_MARK = "dsv41gen-inputs:"
@@ -196,7 +196,7 @@ def read_output_bytes(path: Path) -> bytes | None:
     """At most MAX_GENERATED_BYTES of a regular file in an output directory; None when there
     is no such file or it is larger. Raises OSError for a missing file, and for a symlink: what
     a link in the tree points to is never read as the tree's content (compare reports it)."""
-    from .load import SpecReadError, read_regular_bytes
+    from ..spec.load import SpecReadError, read_regular_bytes
 
     try:
         return read_regular_bytes(path, MAX_GENERATED_BYTES, follow=False)
@@ -563,7 +563,7 @@ def locked_output(out_dir: Path, *, write: bool, notify: Callable[[str], None]) 
 def _check_output_directory(out_dir: Path) -> None:
     """`--out` names a directory, or nothing yet: a dangling symlink or a device was reported
     in mkdir's words ("File exists"), which say neither what is wrong nor what to do."""
-    from .errors import UsageError
+    from ..errors import UsageError
 
     if out_dir.is_symlink() and not out_dir.exists():
         raise UsageError(

@@ -10,7 +10,7 @@ import types
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from .errors import UsageError, did_you_mean
+from ..errors import UsageError, did_you_mean
 
 EXIT_CHECKPOINT_INCOMPLETE = 4
 INDEX = "model.safetensors.index.json"
@@ -146,8 +146,8 @@ def run_check_checkpoint(
     *,
     strict: bool = False,
 ) -> int:
-    from .model import Method
-    from .plan.speculative import forbidden_message
+    from ..plan.speculative import forbidden_message
+    from ..spec.model import Method
 
     variant = _variant(spec)
     module = _generated_module(spec)

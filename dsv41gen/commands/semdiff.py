@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .spec.review import classify as declared_severity
+from ..spec.review import classify as declared_severity
 
 BREAKING, BEHAVIOUR, COSMETIC = "BREAKING", "BEHAVIOUR", "COSMETIC"
 SEVERITY_ORDER = {BREAKING: 0, BEHAVIOUR: 1, COSMETIC: 2}
@@ -147,7 +147,7 @@ def materialize_ref(ref: str, repo: Path, spec_dirs: list[Path], into: Path) -> 
     """Write the ``*.yaml`` files of spec_dirs as they are at git ``ref`` below ``into``,
     keeping their paths relative to the repository root. A file over the spec size limit is
     refused before it is read."""
-    from .load import MAX_FILE_BYTES
+    from ..spec.load import MAX_FILE_BYTES
 
     commit = resolve_commit(ref, repo)
     for directory in spec_dirs:
@@ -214,7 +214,7 @@ def repo_root(start: Path) -> Path:
 
 def tmpdir():
     """Where a ref's specs are checked out: removed on every exit (see scratch.py)."""
-    from .scratch import scratch_directory
+    from ..emit.scratch import scratch_directory
 
     return scratch_directory("ref")
 

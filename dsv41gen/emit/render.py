@@ -5,7 +5,7 @@ built; StrictUndefined turns a misspelt attribute into an error instead of an em
 
 Safe rendering by construction: every ``{{ expression }}`` of every template is rewritten, as
 the template is compiled, into ``{{ (expression) | _emit(template, line, expression text) }}``.
-``_emit`` prints only a typed value from ``codegen_values`` (a Python literal, an identifier, a
+``_emit`` prints only a typed value from ``plan.values`` (a Python literal, an identifier, a
 comment, ...) or a macro's output; a plain ``str``, ``int`` or any other value fails the render
 with ``TemplateValueError`` naming the template, line and expression. ``finalize`` then refuses
 anything ``_emit`` did not pass, so no output path skips the check.
@@ -22,7 +22,7 @@ import jinja2
 import jinja2.ext
 from jinja2.lexer import Token, TokenStream, reverse_operators
 
-from .codegen_values import (
+from ..plan.values import (
     Code,
     CodegenValueError,
     Comment,
@@ -144,7 +144,7 @@ def _emit(value: object, template: str, line: int, expression: str) -> _Emitted:
         return _Emitted(value.text)
     raise TemplateValueError(
         f"{_where(template, line, expression)} printed a {type(value).__name__} "
-        f"({value!r:.60}); templates print only typed values (dsv41gen/codegen_values.py)"
+        f"({value!r:.60}); templates print only typed values (dsv41gen/plan/values.py)"
     )
 
 
@@ -222,16 +222,16 @@ def _refuse(name: str):
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Compiled templates, kept between builds: compiling all of them was about a fifth of a
     fresh build. Jinja checks each entry against its template's source (and its own release
-    and Python's); the directory is also named after this module's and codegen_values' text,
+    and Python's); the directory is also named after this module's and plan/values.py's text,
     so a change to the TypedOutput rewrite or the typed values never reuses old code."""
     from .format import cache_root
 
     root = cache_root("templates")
     if root is None:
         return None
-    here = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
-    for source in (here / "render.py", here / "codegen_values.py"):
+    for source in (package / "emit" / "render.py", package / "plan" / "values.py"):
         digest.update(source.read_bytes())
     directory = root / f"{jinja2.__version__}-{digest.hexdigest()[:16]}"
     try:

@@ -11,9 +11,9 @@ import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .errors import Location
-from .spec.engine_facts import capability_number
-from .spec.parse import Record, declared_at, read
+from ..errors import Location
+from .engine_facts import capability_number
+from .parse import Record, declared_at, read
 
 
 class ScalarType(enum.Enum):

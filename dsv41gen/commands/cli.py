@@ -16,9 +16,9 @@ from pathlib import Path
 
 import click
 
-from . import __version__
-from .codegen_values import terminal_text
-from .errors import SpecError
+from .. import __version__
+from ..errors import SpecError
+from ..plan.values import terminal_text
 
 EXIT_SPEC_ERROR = 1
 EXIT_USAGE = 2
@@ -117,7 +117,7 @@ def _styled_diff_line(line: str) -> str:
 def _manifest_last(diffs: list[str]) -> list[str]:
     """The MANIFEST lists every file's hash, so it changes whenever anything does: its diff goes
     after the files a reader came to see (a patch applies in any order)."""
-    from .fastpath import MANIFEST
+    from ..emit.fastpath import MANIFEST
 
     def is_manifest(diff: str) -> bool:
         return any(line.endswith(f"/{MANIFEST}") for line in diff.split("\n", 2)[:2])
@@ -157,7 +157,7 @@ def _fail(message: str, code: int) -> None:
 
 def _up_to_date(specs: tuple[Path, ...], out_dir: Path) -> bool:
     """The no-op fast path: True (and said so) when the MANIFESTs vouch for every family."""
-    from .fastpath import up_to_date
+    from ..emit.fastpath import up_to_date
 
     try:
         fresh = up_to_date(list(specs), out_dir)
@@ -171,13 +171,13 @@ def _up_to_date(specs: tuple[Path, ...], out_dir: Path) -> bool:
 def _locked(out_dir: Path, *, write: bool):
     """The output directory's lock for the whole command (exclusive to build), taken after any
     swap a killed build left halfway is finished; what that recovery did is said on stderr."""
-    from .write import locked_output
+    from ..emit.write import locked_output
 
     return locked_output(out_dir, write=write, notify=lambda line: echo(line, err=True))
 
 
 def _report_spec_errors(error: SpecError) -> None:
-    from .errors import printable
+    from ..errors import printable
 
     github = _github_annotations()
     for diagnostic in error.diagnostics:
@@ -203,8 +203,8 @@ def _guarded(function):
     """Turn expected failures into messages and exit codes; never a traceback for bad input."""
     from functools import wraps
 
-    from .errors import UsageError
-    from .write import NotGeneratedDirectory
+    from ..emit.write import NotGeneratedDirectory
+    from ..errors import UsageError
 
     @wraps(function)
     def wrapper(*args, **kwargs):
@@ -247,7 +247,7 @@ def build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
 
 
 def _build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
-    from .fastpath import in_ci, record_build
+    from ..emit.fastpath import in_ci, record_build
 
     # The fast path trusts this machine's own record of its last build, never the tree; and it
     # serves only an interactive build: in CI, or when the output goes to GitHub, a build is a
@@ -255,8 +255,8 @@ def _build(specs: tuple[Path, ...], out_dir: Path, force: bool) -> None:
     interactive = not in_ci() and not _github_annotations()
     if not force and interactive and _up_to_date(specs, out_dir):
         return
+    from ..emit.write import compare, write_package
     from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
-    from .write import compare, write_package
 
     for result in build_texts(specs, out_dir, _warn):
         pending = compare(out_dir, result.package, result.files)
@@ -332,7 +332,7 @@ def emit(
     specs: tuple[Path, ...], vllm_tree: Path, refactor_upstream: bool, dry_run: bool, force: bool
 ) -> None:
     """Write every family's wiring into vLLM's own source tree, at its real sites."""
-    from .emit.vllm_tree.command import run_emit
+    from ..emit.vllm_tree.command import run_emit
 
     specs = specs or _default_specs()
     sys.exit(run_emit(specs, vllm_tree, refactor_upstream, dry_run, force, echo, _warn))
@@ -348,7 +348,7 @@ def check(specs: tuple[Path, ...], out_dir: Path, vllm_tree: Path | None) -> Non
     """Fail (exit 3) when --out does not match what SPECS (default: specs/*.yaml) generate."""
     specs = specs or _default_specs()
     if vllm_tree is not None:
-        from .emit.vllm_tree.command import run_check
+        from ..emit.vllm_tree.command import run_check
 
         sys.exit(run_check(specs, vllm_tree, echo, _warn))
     with _locked(out_dir, write=False):
@@ -382,8 +382,8 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
     """The gate: a full regeneration in memory, compared with the tree byte for byte, and every
     entry of the tree accounted for. No fast path, and nothing in the tree is believed (not the
     MANIFEST, not a header): the tree is what a pull request controls."""
+    from ..emit.write import compare, output_dir_extras
     from .pipeline import build_texts
-    from .write import compare, output_dir_extras
 
     github = _github_annotations()
     problems: list[str] = []
@@ -436,7 +436,7 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
 def _covers_every_spec(specs: tuple[Path, ...], results) -> bool:
     """Whether the families built include every spec beside the ones named: then the output
     directory holds nothing but their packages."""
-    from .inputs import discover_specs
+    from ..emit.inputs import discover_specs
 
     built = {Path(p).resolve() for r in results for p in r.members}
     return all(p.resolve() in built for p in discover_specs(list(specs)))
@@ -445,7 +445,7 @@ def _covers_every_spec(specs: tuple[Path, ...], results) -> bool:
 def _formatter_note(differing: list[str], out_dir: Path) -> None:
     """Which formatters formatted the comparison: a file that differs only in layout was most
     likely formatted by another ruff minor or clang-format major release."""
-    from .format import DEFAULT_CLANG_FORMAT, FormatSettings, _version, is_cpp
+    from ..emit.format import DEFAULT_CLANG_FORMAT, FormatSettings, _version, is_cpp
 
     if not any(rel.endswith(".py") or is_cpp(rel) for rel in differing):
         return
@@ -511,8 +511,8 @@ def diff(
 
 def _diff(specs: tuple[Path, ...], out_dir: Path) -> bool:
     """Print the patch; True when there is one."""
+    from ..emit.write import compare
     from .pipeline import build_texts  # not at the top: the no-op fast path must stay light
-    from .write import compare
 
     changed = False
     for result in build_texts(specs, out_dir, _warn):
@@ -528,7 +528,7 @@ def _diff(specs: tuple[Path, ...], out_dir: Path) -> bool:
 def _default_specs() -> tuple[Path, ...]:
     found = tuple(sorted(Path("specs").glob("*.yaml")))
     if not found:
-        from .errors import UsageError
+        from ..errors import UsageError
 
         raise UsageError("no SPEC given and no specs/*.yaml here")
     return found
@@ -552,7 +552,7 @@ def _default_specs() -> tuple[Path, ...]:
 @_guarded
 def schema(child: bool, write_to: Path | None) -> None:
     """Print the JSON Schema (draft 2020-12) of the spec language."""
-    from .schemas import schema_text
+    from ..spec.schemas import schema_text
 
     text = schema_text(child)
     if write_to is None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import UsageError, did_you_mean
-from .load import Path_
+from ..errors import UsageError, did_you_mean
+from ..spec.load import Path_
+from ..spec.resolve import ResolvedSpec
 from .pipeline import FamilyInputs
-from .resolve import ResolvedSpec
 
 
 @dataclass(frozen=True)
@@ -73,8 +73,8 @@ def merge_fork_table(
 
     One row per site while the padded columns fit in ``width``; else (a large family) one
     block per site, listing each distinct value once with the variants that have it."""
-    from .plan.dispatch import plan_sites
-    from .plan.sources import SourceMap
+    from ..plan.dispatch import plan_sites
+    from ..plan.sources import SourceMap
 
     family = inputs.family
     sources = SourceMap(family)
@@ -156,7 +156,7 @@ ENGINE_FUNCTIONS = {
 
 def tree_site_lines() -> list[str]:
     """The sites `dsv41gen emit --vllm-tree` writes in vLLM's own source tree."""
-    from .emit.vllm_tree.sites import SITES
+    from ..emit.vllm_tree.sites import SITES
 
     lines = []
     for site in SITES:
@@ -169,8 +169,8 @@ def tree_site_lines() -> list[str]:
 def site_table(inputs: FamilyInputs) -> list[str]:
     """The vLLM wiring sites of the family's plugin: hooked ones, then the ones no plugin can
     hook, with the reason."""
-    from .plan.plugin import plan_plugin, site_table
-    from .plan.sources import SourceMap
+    from ..plan.plugin import plan_plugin, site_table
+    from ..plan.sources import SourceMap
 
     family = inputs.family
     sources = SourceMap(family)

@@ -16,12 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Diagnostic, Diagnostics, Location, SpecError, UsageError, did_you_mean, dotted
-from .inputs import contained, discover_specs
-from .load import display_name
-from .model import Family, Provenance, Variant
-from .resolve import MAX_EXTENDS_DEPTH, ResolvedSpec, Resolver, _parent_path
-from .validate import validate_spec
+from ..emit.inputs import contained, discover_specs
+from ..errors import Diagnostic, Diagnostics, Location, SpecError, UsageError, did_you_mean, dotted
+from ..spec.load import display_name
+from ..spec.model import Family, Provenance, Variant
+from ..spec.resolve import MAX_EXTENDS_DEPTH, ResolvedSpec, Resolver, _parent_path
+from ..spec.validate import validate_spec
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def _backend_hierarchy(
 ) -> None:
     """backends.py defines each class after its parent (plan.backends.parent_first), which a
     cycle of parents makes impossible: an error at the parent of the cycle's first class."""
-    from .plan.backends import backend_cycle
+    from ..plan.backends import backend_cycle
 
     cycle = backend_cycle(variants)
     if cycle is None:
@@ -384,7 +384,7 @@ def _refuse_oversized(files: dict[str, str], inputs: FamilyInputs) -> None:
     """No generated file over the limit the readers of an output tree hold to: output grows
     with the specs (each child carries its own copy of an inherited message), and a file the
     next run cannot read back would pass for a hand-written one."""
-    from .write import MAX_GENERATED_BYTES
+    from ..emit.write import MAX_GENERATED_BYTES
 
     sizes = {path: len(text.encode("utf-8")) for path, text in files.items()}
     too_big = [(path, size) for path, size in sorted(sizes.items()) if size > MAX_GENERATED_BYTES]
@@ -412,13 +412,13 @@ def build_texts(
     ``settings`` (format.FormatSettings) defaults to what the output directory's formatter
     configuration discovery finds; the review passes the repository's, to render a ref's specs
     checked out elsewhere exactly as the working tree's."""
-    from .fastpath import MANIFEST, manifest_body
-    from .format import FormatSettings
-    from .inputs import inputs_hash, spec_display
-    from .plan import plan_family
-    from .plan.sources import SourceMap
-    from .render import render_files
-    from .write import make_header
+    from ..emit.fastpath import MANIFEST, manifest_body
+    from ..emit.format import FormatSettings
+    from ..emit.inputs import inputs_hash, spec_display
+    from ..emit.render import render_files
+    from ..emit.write import make_header
+    from ..plan import plan_family
+    from ..plan.sources import SourceMap
 
     results = []
     settings = settings or FormatSettings.discover(out_dir)

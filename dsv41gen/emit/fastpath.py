@@ -61,7 +61,7 @@ def _record_path(out_dir: Path) -> Path | None:
 
 
 def _read_record(out_dir: Path) -> dict:
-    from .load import SpecReadError, read_regular_bytes
+    from ..spec.load import SpecReadError, read_regular_bytes
 
     path = _record_path(out_dir)
     if path is None:
@@ -122,8 +122,8 @@ def _raw(path: Path) -> dict | None:
     """The spec's values through the loader itself: the same bounded read (regular files of at
     most 1 MiB, no symlink out of the spec directory) and the same safe YAML as the full build.
     None when anything is wrong: the full build then reports it."""
-    from .errors import Diagnostics
-    from .load import load_document
+    from ..errors import Diagnostics
+    from ..spec.load import load_document
 
     diagnostics = Diagnostics()
     document = load_document(path, diagnostics)
@@ -132,8 +132,8 @@ def _raw(path: Path) -> dict | None:
 
 def _families(spec_paths: list[Path]) -> dict[Path, list[Path]] | None:
     """root spec -> member spec paths, following `extends` as the full build does."""
+    from ..spec.resolve import MAX_EXTENDS_DEPTH
     from .inputs import discover_specs
-    from .resolve import MAX_EXTENDS_DEPTH
 
     discovered: dict[Path, None] = dict.fromkeys(discover_specs(spec_paths))
     roots: dict[Path, Path] = {}
