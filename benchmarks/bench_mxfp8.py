@@ -1,6 +1,6 @@
 """Benchmark the generated Triton MXFP8 kernels on a CUDA GPU and write a JSON result.
 
-    python benchmarks/bench_mxfp8.py --json benchmarks/results/mxfp8_h200_<date>.json [--sweep]
+    python benchmarks/bench_mxfp8.py --json benchmarks/results/mxfp8_h200.json [--sweep]
 
 Renders the kernels from specs/deepseek_v4.yaml's plan into a temp directory (no build needed),
 then times with triton.testing.do_bench (median of 3 medians; do_bench flushes L2 between
