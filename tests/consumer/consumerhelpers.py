@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from repohelpers import git  # noqa: F401 (re-exported)
 
 REPO = Path(__file__).resolve().parents[2]
 NODE_TOOLS = REPO / "tests" / "node"  # package.json + package-lock.json; node_modules ignored
@@ -31,13 +32,3 @@ def node_modules() -> Path:
         if result.returncode != 0:
             pytest.fail(f"npm ci in {NODE_TOOLS} failed:\n{result.stderr[-2000:]}")
     return modules
-
-
-def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", "-c", "user.email=t@example.invalid", "-c", "user.name=t", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout

@@ -10,8 +10,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-SPECS = REPO / "specs"
+from repohelpers import FIXTURE_SPECS, REPO, SPECS, copy_specs  # noqa: F401 (re-exported)
+
 V4 = "deepseek_v4.yaml"
 V41 = "deepseek_v41.yaml"
 
@@ -19,22 +19,6 @@ V41 = "deepseek_v41.yaml"
 # For a test that needs the formatters to run (a fault injected inside ruff, say): the format
 # cache would otherwise answer from a previous build and no formatter would start.
 NO_FORMAT_CACHE = {"DSV41GEN_CACHE_DIR": "off"}
-
-
-# The specs these tests are written about. A fixture copies these, not the whole specs/
-# directory, so a variant added beside them (the README's worked example, say) changes no
-# expected value here.
-FIXTURE_SPECS = ("deepseek_v4.yaml", "deepseek_v41.yaml")
-
-
-def copy_specs(target: Path) -> Path:
-    """target/: a copy of FIXTURE_SPECS."""
-    import shutil
-
-    target.mkdir(parents=True, exist_ok=True)
-    for name in FIXTURE_SPECS:
-        shutil.copy(SPECS / name, target / name)
-    return target
 
 
 @dataclass(frozen=True)

@@ -7,38 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
-SPECS = REPO / "specs"
-
-
-# The specs these tests are written about. A fixture copies these, not the whole specs/
-# directory, so a variant added beside them (the README's worked example, say) changes no
-# expected value here.
-FIXTURE_SPECS = ("deepseek_v4.yaml", "deepseek_v41.yaml")
-
-
-def copy_specs(target: Path) -> Path:
-    """target/: a copy of FIXTURE_SPECS."""
-    import shutil
-
-    target.mkdir(parents=True, exist_ok=True)
-    for name in FIXTURE_SPECS:
-        shutil.copy(SPECS / name, target / name)
-    return target
-
-
-def git(cwd: Path, *args: str) -> str:
-    env_args = [
-        "-c",
-        "user.email=review@example.invalid",
-        "-c",
-        "user.name=review",
-        "-c",
-        "commit.gpgsign=false",
-    ]
-    return subprocess.run(
-        ["git", *env_args, *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout
+from repohelpers import FIXTURE_SPECS, REPO, SPECS, copy_specs, git  # noqa: F401 (re-exported)
 
 
 def run_cli(cwd: Path, *args: str) -> subprocess.CompletedProcess:

@@ -11,23 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
-REPO = Path(__file__).resolve().parents[2]
-SPECS = REPO / "specs"
-
-
-# The specs these tests are written about. A fixture copies these, not the whole specs/
-# directory, so a variant added beside them (the README's worked example, say) changes no
-# expected value here.
-FIXTURE_SPECS = ("deepseek_v4.yaml", "deepseek_v41.yaml")
-
-
-def copy_specs(target: Path) -> Path:
-    """target/: a copy of FIXTURE_SPECS."""
-    target.mkdir(parents=True, exist_ok=True)
-    for name in FIXTURE_SPECS:
-        shutil.copy(SPECS / name, target / name)
-    return target
-
+from repohelpers import FIXTURE_SPECS, REPO, SPECS, copy_specs  # noqa: F401 (re-exported)
 
 # pytest in a child process, for the generated tests: no cache directory written into the output
 # tree, and no hypothesis plugin (the generated tests use no hypothesis; its plugin imports it at
