@@ -100,8 +100,16 @@ def echo(message: object = "", **kwargs) -> None:
 
 def _color() -> bool | None:
     """Colour only on a terminal (click strips styles from a pipe or file: None lets it
-    decide), and never with NO_COLOR set (https://no-color.org)."""
-    return False if os.environ.get("NO_COLOR") else None
+    decide). The environment overrides it in CPython's order (Lib/_colorize.py): NO_COLOR
+    (https://no-color.org) never, then FORCE_COLOR always (a CI log that renders escapes),
+    then TERM=dumb never (a terminal that shows escapes as text)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    return None
 
 
 _DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
