@@ -405,6 +405,10 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
     results = build_texts(specs, out_dir, _warn)
     differing: list[str] = []
     for result in results:
+        if not (out_dir / result.package).is_dir():
+            # one line, not one per file the build would write: most likely a mistyped --out
+            report(result.package, _missing_package(out_dir, result.package))
+            continue
         comparison = compare(out_dir, result.package, result.files, _diff_root(out_dir))
         for attribute, label in _CHECK_LABELS:
             for rel in getattr(comparison, attribute):
@@ -439,6 +443,14 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
     if problems:
         _formatter_note(differing, out_dir)
         sys.exit(EXIT_OUT_OF_DATE)
+
+
+def _missing_package(out_dir: Path, package: str) -> str:
+    where = "" if out_dir.is_dir() else f", and {out_dir} does not exist"
+    return (
+        f"missing: no generated package here{where} (check --out; "
+        f"`dsv41gen build --out {out_dir}` writes it)"
+    )
 
 
 def _covers_every_spec(specs: tuple[Path, ...], results) -> bool:

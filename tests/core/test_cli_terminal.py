@@ -186,6 +186,23 @@ def test_force_color_and_a_dumb_terminal(specs_copy, tmp_path):
     assert ESC not in _on_a_tty(["check"], tmp_path, {**tty, "TERM": "dumb"})
 
 
+def test_check_with_a_mistyped_out_says_so_in_one_line(specs_copy, tmp_path):
+    """`check --out <typo>`: one located line naming the directory, not one per file."""
+    assert cli(["build", f"specs/{V41}"], tmp_path).rc == 0
+    result = subprocess.run(
+        [sys.executable, "-m", "dsv41gen", "check", "--out", "generatd"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 3
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "generatd/deepseek_v4: missing: no generated package here, and generatd does not "
+        "exist (check --out; `dsv41gen build --out generatd` writes it)"
+    ]
+
+
 def test_unknown_method_did_you_mean(tmp_path, specs_copy):
     numpy = pytest.importorskip("numpy")
     from safetensors.numpy import save_file
