@@ -28,18 +28,6 @@ class MethodMessagePlan:
     message: str
     source: Comment
 
-    @property
-    def model_type_py(self) -> PyLiteral:
-        return PyLiteral(self.model_type)
-
-    @property
-    def method_py(self) -> PyLiteral:
-        return PyLiteral(self.method)
-
-    @property
-    def message_py(self) -> PyLiteral:
-        return PyLiteral(self.message)
-
 
 @dataclass(frozen=True)
 class ForbiddenPlan(MethodMessagePlan):
@@ -139,10 +127,6 @@ class MethodPlan:
     some_variant_names_an_architecture: bool
     has_default_sources: bool  # some variant reads the default from draft-config fields
 
-    @property
-    def key_py(self) -> PyLiteral:
-        return PyLiteral(self.method)
-
     def site(self, question: str) -> Identifier:
         """The dispatch function answering ``question`` for this method."""
         return Identifier(f"{self.method}_{question}")
@@ -175,10 +159,6 @@ class SpeculativePlan:
     adaptive_methods: tuple[str, ...]  # methods some variant verifies adaptively
     some_drafts_lack_architecture: bool
     sites: tuple[Site, ...]
-
-    @property
-    def family_ident(self) -> Identifier:
-        return Identifier(self.family)
 
     @property
     def quantization_methods(self) -> tuple[MethodPlan, ...]:
@@ -216,26 +196,6 @@ class SpeculativePlan:
         """Some method warns above a token count (num_speculative_tokens.warn_above): only then
         does the module need `warnings`."""
         return any(r.warn_above is not None for m in self.methods for r in m.rules)
-
-    @property
-    def display_names_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
-        return tuple((PyLiteral(mt), PyLiteral(name)) for mt, name in self.display_names)
-
-    @property
-    def family_methods_py(self) -> PyLiteral:
-        return PyLiteral(list(self.family_methods))
-
-    @property
-    def allowed_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
-        return tuple((PyLiteral(mt), PyLiteral(list(methods))) for mt, methods in self.allowed)
-
-    @property
-    def judged_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
-        return tuple((PyLiteral(mt), PyLiteral(list(methods))) for mt, methods in self.judged)
-
-    @property
-    def adaptive_messages_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
-        return tuple((PyLiteral(mt), PyLiteral(m)) for mt, m in self.adaptive_messages)
 
     @property
     def adaptive_sites(self) -> tuple[tuple[PyLiteral, Identifier], ...]:
