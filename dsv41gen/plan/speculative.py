@@ -159,37 +159,19 @@ class SpeculativePlan:
     adaptive_methods: tuple[str, ...]  # methods some variant verifies adaptively
     some_drafts_lack_architecture: bool
     sites: tuple[Site, ...]
+    # engine facts the module states (vLLM's order of SpeculativeMethod, its wording)
+    vllm_version: str = VLLM_VERSION
+    methods_before_mtp: tuple[str, ...] = METHODS_BEFORE_MTP  # names before MTPModelTypes
+    mtp_model_types: tuple[str, ...] = MTP_MODEL_TYPES
+    methods_after_mtp: tuple[str, ...] = METHODS_AFTER_MTP
+    method_title: str = SPECULATIVE_CONFIG_TITLE
+    missing_default_message: str = MISSING_DEFAULT_MESSAGE
 
     @property
     def quantization_methods(self) -> tuple[MethodPlan, ...]:
         """The methods whose draft quantization some variant ties to the target's."""
         names = {s.name for s in self.sites}
         return tuple(m for m in self.methods if f"{m.method}_target_quantization" in names)
-
-    @property
-    def vllm_version(self) -> PyCode:
-        return PyCode(VLLM_VERSION)
-
-    @property
-    def methods_before_mtp_py(self) -> PyLiteral:
-        """SpeculativeMethod's names before its MTPModelTypes part (vLLM's order)."""
-        return PyLiteral(METHODS_BEFORE_MTP)
-
-    @property
-    def mtp_model_types_py(self) -> PyLiteral:
-        return PyLiteral(MTP_MODEL_TYPES)
-
-    @property
-    def methods_after_mtp_py(self) -> PyLiteral:
-        return PyLiteral(METHODS_AFTER_MTP)
-
-    @property
-    def method_title_py(self) -> PyLiteral:
-        return PyLiteral(SPECULATIVE_CONFIG_TITLE)
-
-    @property
-    def missing_default_message(self) -> PyLiteral:
-        return PyLiteral(MISSING_DEFAULT_MESSAGE)
 
     @property
     def warns(self) -> bool:
