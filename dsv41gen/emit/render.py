@@ -283,20 +283,36 @@ def _refuse(name: str):
     return refuse
 
 
+def _defined(language_filter):
+    """A misspelt attribute reaches a filter as StrictUndefined, which an isinstance check does
+    not trip: raise Jinja's own 'has no attribute' error for it instead of 'not a str'."""
+
+    @functools.wraps(language_filter)
+    def checked(value: object, *args: object) -> Code:
+        if isinstance(value, jinja2.Undefined):
+            value._fail_with_undefined_error()
+        return language_filter(value, *args)
+
+    return checked
+
+
 LANGUAGE_FILTERS = {
-    "py": _py,
-    "py_str": _py_str,
-    "py_hex": _py_hex,
-    "ident": _ident,
-    "cpp_ident": _cpp_ident,
-    "dotted": _dotted,
-    "comment": _comment,
-    "doc": _doc,
-    "cpp": _cpp,
-    "cpp_int": _cpp_int,
-    "cpp_hex": _cpp_hex,
-    "cpp_str": _cpp_str,
-    "toml_str": _toml_str,
+    name: _defined(language_filter)
+    for name, language_filter in {
+        "py": _py,
+        "py_str": _py_str,
+        "py_hex": _py_hex,
+        "ident": _ident,
+        "cpp_ident": _cpp_ident,
+        "dotted": _dotted,
+        "comment": _comment,
+        "doc": _doc,
+        "cpp": _cpp,
+        "cpp_int": _cpp_int,
+        "cpp_hex": _cpp_hex,
+        "cpp_str": _cpp_str,
+        "toml_str": _toml_str,
+    }.items()
 }
 
 

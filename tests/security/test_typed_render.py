@@ -155,6 +155,13 @@ def test_checking_filter_refuses_naming_template_line_and_expression(name, value
     assert str(error.value).startswith(f"templates/t.j2:3: {{{{ plan.v | {name} }}}}: ")
 
 
+@pytest.mark.parametrize("name", sorted(render.LANGUAGE_FILTERS))
+def test_a_misspelt_attribute_through_a_filter_says_so(name):
+    # StrictUndefined passed an isinstance check: "py_str takes a str, got StrictUndefined"
+    with pytest.raises(jinja2.UndefinedError, match="has no attribute 'nmae'"):
+        _env("{{ plan.nmae | " + name + " }}").render(plan={"name": "x"})
+
+
 def test_a_filter_passes_its_own_typed_value_unchanged():
     assert _env("{{ v | comment }}").render(v=Comment("a\nb")) == "a b"
     assert _env("{{ v | ident }}").render(v=Identifier("x")) == "x"
