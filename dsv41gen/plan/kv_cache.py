@@ -83,9 +83,10 @@ class KvPlan:
         return any(c.kv_source is not None for c in self.compress_ratio_checks)
 
     @property
-    def imports(self) -> tuple[Identifier, ...]:
+    def imports(self) -> tuple[str, ...]:
+        """The state types some bucket names, in _binding's order: what the module imports."""
         used = {n for t in self.state_types for n in t.always + t.when_unsplit}
-        return tuple(Identifier(n) for n in self.all_types if n in used)
+        return tuple(n for n in self.all_types if n in used)
 
 
 MESSAGE_FIELDS = frozenset({"layer_id", "compress_ratio"})

@@ -285,10 +285,6 @@ class RopeKvPlan:
     def packed_format_by_family_py(self) -> PyLiteral:
         return PyLiteral(dict(self.packed_format_by_family))
 
-    @property
-    def units_py(self) -> tuple[PyLiteral, ...]:
-        return tuple(PyLiteral(u.file_name) for u in self.units)
-
 
 # --- helpers ------------------------------------------------------------------------------------
 
