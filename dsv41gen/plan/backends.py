@@ -28,14 +28,6 @@ class BlockSizesPlan:
     def by_family_py(self) -> PyLiteral:
         return PyLiteral({family: list(sizes) for family, sizes in self.by_family})
 
-    @property
-    def default_py(self) -> PyLiteral:
-        return PyLiteral(list(self.default))
-
-    @property
-    def note_comment(self) -> Comment | None:
-        return Comment(self.note) if self.note else None
-
 
 @dataclass(frozen=True)
 class BackendClassPlan:
@@ -53,34 +45,6 @@ class BackendClassPlan:
     builder: str | None  # the engine builder class get_builder_cls() returns, when overridden
     builder_source: str | None
     inherited: tuple[str, ...]  # what the class takes from its parent, for the docstring
-
-    @property
-    def class_ident(self) -> Identifier:
-        return Identifier(self.class_name)
-
-    @property
-    def parent_ident(self) -> Identifier:
-        return Identifier(self.parent)
-
-    @property
-    def variant_ident(self) -> Identifier:
-        return Identifier(self.variant)
-
-    @property
-    def inherited_idents(self) -> tuple[Identifier, ...]:
-        return tuple(Identifier(name) for name in self.inherited)
-
-    @property
-    def name_py(self) -> PyLiteral:
-        return PyLiteral(self.name)
-
-    @property
-    def builder_ident(self) -> Identifier | None:
-        return Identifier(self.builder) if self.builder else None
-
-    @property
-    def head_sizes_py(self) -> PyLiteral:
-        return PyLiteral(list(self.head_sizes or ()))
 
     @property
     def kv_cache_layouts_py(self) -> PyCode:
@@ -101,14 +65,6 @@ class SparseMlaPlan:
     platform: str
     platform_source: Comment
 
-    @property
-    def platform_py(self) -> PyLiteral:
-        return PyLiteral(self.platform)
-
-    @property
-    def name_py(self) -> PyLiteral:
-        return PyLiteral(self.name)
-
 
 @dataclass(frozen=True)
 class BackendsPlan:
@@ -118,14 +74,6 @@ class BackendsPlan:
     engine_parents: tuple[str, ...]
     uses_rocm: bool
     binding_imports: tuple[str, ...]  # names backends.py takes from _binding
-
-    @property
-    def family_ident(self) -> Identifier:
-        return Identifier(self.family)
-
-    @property
-    def binding_imports_py(self) -> tuple[Identifier, ...]:
-        return tuple(Identifier(name) for name in self.binding_imports)
 
 
 def _block_sizes(sizes: KernelBlockSizes, source: str) -> BlockSizesPlan:

@@ -37,10 +37,7 @@ from dsv41gen.plan.values import (
     Comment,
     CppCode,
     CppFloat,
-    CppIdentifier,
     CppString,
-    DocText,
-    Identifier,
     PyLiteral,
 )
 from dsv41gen.spec import capabilities
@@ -94,10 +91,6 @@ class ScalarPlan:
     enumerator: str  # ScalarKind enumerator of rope_kv_common.h: "kBFloat16"
     mangled_name: str  # how the C++ type appears in a demangled symbol
 
-    @property
-    def enumerator_id(self) -> Identifier:
-        return CppIdentifier(self.enumerator)
-
 
 @dataclass(frozen=True)
 class CachePlan:
@@ -134,40 +127,8 @@ class CachePlan:
 
     # what the templates print
     @property
-    def enumerator_id(self) -> Identifier:
-        return CppIdentifier(self.enumerator)
-
-    @property
-    def name_comment(self) -> Comment:
-        return Comment(self.spec_name)
-
-    @property
-    def name_cpp(self) -> CppString:
-        return CppString(self.spec_name)
-
-    @property
-    def description_comment(self) -> Comment:
-        return Comment(self.description)
-
-    @property
-    def description_cpp(self) -> CppString:
-        return CppString(self.description)
-
-    @property
     def cache_dtype_cpp(self) -> CppCode:
         return CppCode(f"CacheDtype::{self.cache_dtype_enumerator}")
-
-    @property
-    def cache_dtype_name_cpp(self) -> CppString:
-        return CppString(self.cache_dtype)
-
-    @property
-    def spec_name_py(self) -> PyLiteral:
-        return PyLiteral(self.spec_name)
-
-    @property
-    def cache_dtype_py(self) -> PyLiteral:
-        return PyLiteral(self.cache_dtype)
 
     @property
     def layout_cpp(self) -> CppCode:
@@ -284,32 +245,8 @@ class RopeKvPlan:
     # --- what the templates print: the fields above, typed for their target language ------
 
     @property
-    def ns(self) -> Identifier:
-        return CppIdentifier(self.namespace)
-
-    @property
-    def namespace_py(self) -> PyLiteral:
-        return PyLiteral(self.namespace)
-
-    @property
-    def variant_id(self) -> Identifier:
-        return Identifier(self.variant_name)
-
-    @property
-    def variant_py(self) -> PyLiteral:
-        return PyLiteral(self.variant_name)
-
-    @property
-    def variant_cpp(self) -> CppString:
-        return CppString(self.variant_name)
-
-    @property
     def heads_cpp(self) -> CppCode:
         return CppCode(self.heads_text)
-
-    @property
-    def heads_text_cpp(self) -> CppString:
-        return CppString(self.heads_text)
 
     @property
     def apply_q_norm_false(self) -> bool:
@@ -332,30 +269,6 @@ class RopeKvPlan:
         return CppCode(", ".join(f"CacheKind::{c.enumerator}" for c in self.caches))
 
     @property
-    def input_dtypes_text_cpp(self) -> CppString:
-        return CppString(self.input_dtypes_text)
-
-    @property
-    def cache_dtypes_text_cpp(self) -> CppString:
-        return CppString(self.cache_dtypes_text)
-
-    @property
-    def cache_formats_text_cpp(self) -> CppString:
-        return CppString(self.cache_formats_text)
-
-    @property
-    def rope_style_comment(self) -> Comment:
-        return Comment(self.rope_style)
-
-    @property
-    def grid_rule_comment(self) -> Comment:
-        return Comment(self.grid_rule)
-
-    @property
-    def grid_rule_doc(self) -> DocText:
-        return DocText(self.grid_rule)
-
-    @property
     def grid_rule_code(self) -> CppCode:
         return CppCode(self.grid_rule_cpp)
 
@@ -371,30 +284,6 @@ class RopeKvPlan:
     @property
     def packed_format_by_family_py(self) -> PyLiteral:
         return PyLiteral(dict(self.packed_format_by_family))
-
-    @property
-    def packed_format_default_py(self) -> PyLiteral:
-        return PyLiteral(self.packed_format_default)
-
-    @property
-    def csrc_dir_doc(self) -> DocText:
-        return DocText(self.csrc_dir)
-
-    @property
-    def csrc_dir_py(self) -> PyLiteral:
-        return PyLiteral(self.csrc_dir)
-
-    @property
-    def extension_name_py(self) -> PyLiteral:
-        return PyLiteral(self.extension_name)
-
-    @property
-    def units_py(self) -> tuple[PyLiteral, ...]:
-        return tuple(PyLiteral(u.file_name) for u in self.units)
-
-    @property
-    def kernel_digest_py(self) -> PyLiteral:
-        return PyLiteral(self.kernel_digest)
 
 
 # --- helpers ------------------------------------------------------------------------------------

@@ -30,10 +30,11 @@ comment / docstring      ``Comment(text)``: one printable line, safe after ``#``
 text                     ``DocText(text)``: the same, escaped for the inside of a ``\"\"\"``
 =======================  ===================================================================
 
-Numbers and booleans a template prints may also go through the ``py`` / ``cpp`` filters
-(``{{ plan.head_dim | cpp }}``), which accept only None, bool, int and float (and tuples /
-lists of them for ``py``): a number cannot carry code, and its spelling is the template's
-layout. Strings never go through a filter: the planner decides what a string becomes.
+Plain data (str, int, tuples) goes through a language filter at the print site instead
+(``{{ plan.family | ident }}``, ``{{ e.module | py_str }}``, ``{{ note | comment }}``,
+``{{ plan.head_dim | cpp }}``; the list is ``render.LANGUAGE_FILTERS``): each filter builds the
+typed value below, so it escapes or checks exactly as the class does. The classes stay for
+what a planner composes (messages with fields, planner code) and for the filters themselves.
 ``{{ items | join(", ") }}`` joins typed values into typed code. A macro's output (already
 rendered from typed values) may be printed as ``{{ macro(args) }}``.
 
