@@ -8,7 +8,7 @@ sets, CacheTraits per format, the grid rule), one ``rope_kv_inst_h<N>.cu`` insta
 per kNumHeadsQPadded value, and the Python module ``rope_kv_<variant>.py`` (loader and reference
 configuration, plus the digest of the kernel sources it was generated for).
 
-Validation (validate.py, against capabilities.ROPE_KV) rejects every spec this structure cannot
+Validation (spec/validate/, against capabilities.ROPE_KV) rejects every spec this structure cannot
 implement, at its field; the planner only asserts what validation guarantees.
 
 Kernel structure (fixed by this emitter, checked against the spec below): one warp owns one
@@ -515,7 +515,7 @@ def _nan_to_negative_max(rule: Fp8Nan | None) -> bool:
 
 
 def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: int) -> CachePlan:
-    """One cache format. validate.py (_check_cache_format, _check_cache_numerics and
+    """One cache format. spec/validate/ (_check_cache_format, _check_cache_numerics and
     check_rope_kv_capabilities) guarantees everything asserted here."""
     dtype_enumerator = _CACHE_DTYPES[fmt.cache_dtype]
     data_bytes = fmt.fp8_values + 2 * fmt.bf16_values
@@ -594,7 +594,7 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
 def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
     """Plan the configuration one variant's kernels are compiled and imported with.
 
-    The spec is validated first (validate.py: _rope_kv_insert and check_rope_kv_capabilities,
+    The spec is validated first (spec/validate/: _rope_kv_insert and check_rope_kv_capabilities,
     against capabilities.ROPE_KV); a failed assertion here is a bug in dsv41gen."""
     caps = capabilities.ROPE_KV
     assert variant_name.isidentifier(), variant_name
