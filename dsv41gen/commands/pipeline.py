@@ -19,9 +19,9 @@ from pathlib import Path
 from ..emit.inputs import contained, discover_specs
 from ..errors import Diagnostic, Diagnostics, Location, SpecError, UsageError, did_you_mean
 from ..spec.load import display_name
-from ..spec.model import Family, Provenance, Variant
+from ..spec.model import Family
 from ..spec.resolve import MAX_EXTENDS_DEPTH, ResolvedSpec, Resolver, _parent_path
-from ..spec.validate import across_families, family_checks, validate_spec
+from ..spec.validate import across_families, validate_family, validate_spec
 
 
 @dataclass(frozen=True)
@@ -133,21 +133,7 @@ def load_families(
     for root in sorted(r for r in requested_roots if r is not None):
         members = [s for s in resolved.values() if s.root.path == root]
         members.sort(key=lambda s: (len(s.lineage), s.document.file))
-        variants: list[Variant] = []
-        parsed: dict[Path, Variant] = {}
-        for spec in members:  # parents before children
-            ancestors = tuple(
-                parsed[doc.path] for doc in reversed(spec.lineage[:-1]) if doc.path in parsed
-            )
-            variant = Variant.parse(
-                spec.data, spec.file, ancestors, Provenance(spec.file, spec.provenance)
-            )
-            parsed[spec.document.path] = variant
-            variants.append(variant)
-        family_diagnostics = Diagnostics()
-        family_checks(members, variants, family_diagnostics)
-        if family_diagnostics:
-            raise SpecError(family_diagnostics.items)
+        variants = validate_family(members)
         families.append(FamilyInputs(Family(variants[0].name, tuple(variants)), tuple(members)))
     return families
 

@@ -3,7 +3,8 @@
 1. ``schema``: the JSON Schema derived from the declaration, every error at its
    ``file:line:col``.
 2. ``rules``, ``kernels``, ``capability_rules``, ``names``: the rules on one resolved spec.
-3. ``family``: the rules that compare the variants of a family, and identities across families.
+3. the parse into the typed model (``validate_family``), then ``family``: the rules that
+   compare the variants of a family, and identities across families.
 
 Every problem becomes a located Diagnostic; nothing here raises for bad input. This module is
 the driver: it runs the stages in order and holds no rule itself.
@@ -12,9 +13,11 @@ the driver: it runs the stages in order and holds no rule itself.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
-from ...errors import Diagnostics, dotted
+from ...errors import Diagnostics, SpecError, dotted
 from ..load import Path_
+from ..model import Provenance, Variant
 from ..resolve import ResolvedSpec
 from . import kernels, names, rules
 from .capability_rules import (
@@ -36,6 +39,7 @@ __all__ = [
     "family_checks",
     "iter_rules",
     "schema",
+    "validate_family",
     "validate_spec",
 ]
 
@@ -93,6 +97,27 @@ def validate_spec(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
         except (TypeError, KeyError, AttributeError, ValueError, ArithmeticError):
             if not schema_errors:
                 raise  # a well-formed spec must never trip a rule: that is a bug here
+
+
+def validate_family(members: list[ResolvedSpec]) -> list[Variant]:
+    """The typed variants of one family (``members`` valid, parents before children), once the
+    family rules hold; SpecError with every problem they find."""
+    variants: list[Variant] = []
+    parsed: dict[Path, Variant] = {}
+    for spec in members:
+        ancestors = tuple(
+            parsed[doc.path] for doc in reversed(spec.lineage[:-1]) if doc.path in parsed
+        )
+        variant = Variant.parse(
+            spec.data, spec.file, ancestors, Provenance(spec.file, spec.provenance)
+        )
+        parsed[spec.document.path] = variant
+        variants.append(variant)
+    diagnostics = Diagnostics()
+    family_checks(members, variants, diagnostics)
+    if diagnostics:
+        raise SpecError(diagnostics.items)
+    return variants
 
 
 def iter_rules() -> Iterator[str]:
