@@ -45,3 +45,21 @@ def test_a_layer_violation_fails(tmp_path):
     result = _lint("--config", str(config))
     assert result.returncode == 1, result.stdout + result.stderr
     assert "dsv41gen.plan is not allowed to import dsv41gen.spec" in result.stdout
+
+
+def test_the_pipeline_drives_and_holds_no_rule():
+    """Every spec error comes from spec/validate/: the pipeline reports none of its own (it
+    once held the family rules), so no `diagnostics.add(location, path, message)` call is left
+    in it."""
+    import ast
+
+    tree = ast.parse((REPO / "dsv41gen" / "commands" / "pipeline.py").read_text(encoding="utf-8"))
+    reports = [
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "add"
+        and len(node.args) == 3
+    ]
+    assert reports == []
