@@ -340,7 +340,7 @@ def emit(
     specs: tuple[Path, ...], vllm_tree: Path, refactor_upstream: bool, dry_run: bool, force: bool
 ) -> None:
     """Write every family's wiring into vLLM's own source tree, at its real sites."""
-    from ..emit.vllm_tree.command import run_emit
+    from .vllm_tree import run_emit
 
     specs = specs or _default_specs()
     sys.exit(run_emit(specs, vllm_tree, refactor_upstream, dry_run, force, echo, _warn))
@@ -356,7 +356,7 @@ def check(specs: tuple[Path, ...], out_dir: Path, vllm_tree: Path | None) -> Non
     """Fail (exit 3) when --out does not match what SPECS (default: specs/*.yaml) generate."""
     specs = specs or _default_specs()
     if vllm_tree is not None:
-        from ..emit.vllm_tree.command import run_check
+        from .vllm_tree import run_check
 
         sys.exit(run_check(specs, vllm_tree, echo, _warn))
     with _locked(out_dir, write=False):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..spec.hierarchy import BackendCycle as BackendCycle  # the class a failed order raises
+from ..spec.hierarchy import parent_first, unique_backends
 from ..spec.model import AttentionBackend, BackendKind, Family, KernelBlockSizes
 from .sources import SourceMap
 from .values import Comment, Identifier, PyCode, PyLiteral
@@ -87,62 +89,7 @@ def _unique_backends(family: Family) -> list[tuple[str, AttentionBackend]]:
     """(declaring variant, backend) once per key, parents before children; a child that
     inherits an entry unchanged does not emit it again (validation already rejected two
     different entries under one key)."""
-    return parent_first(_unique_backends_of(family.variants))
-
-
-def _unique_backends_of(variants) -> list[tuple[str, AttentionBackend]]:
-    seen: dict[str, AttentionBackend] = {}
-    ordered = []
-    for variant in variants:
-        for backend in variant.backends:
-            if backend.key in seen:
-                continue
-            seen[backend.key] = backend
-            ordered.append((variant.name, backend))
-    return ordered
-
-
-class BackendCycle(ValueError):
-    """Backends of a family whose parents lead back to themselves: no class can come first."""
-
-    def __init__(self, cycle: tuple[str, ...]):
-        super().__init__(" -> ".join(cycle))
-        self.cycle = cycle  # the first name again at the end
-
-
-def parent_first(
-    backends: list[tuple[str, AttentionBackend]],
-) -> list[tuple[str, AttentionBackend]]:
-    """The (variant, backend) pairs ordered so that every class comes after its parent class
-    of the family (Python binds a base class when the class statement runs, so a child emitted
-    first raises NameError on import), and otherwise in the order the specs declare them.
-    Iterative: a long chain of subclasses must not meet the recursion limit. Raises
-    BackendCycle."""
-    by_key = {backend.key: (variant, backend) for variant, backend in backends}
-    placed: set[str] = set()
-    ordered = []
-    for _, backend in backends:
-        chain: list[str] = []  # backend, its parent, ... up to one already placed or a root
-        key: str | None = backend.key
-        while key in by_key and key not in placed:
-            if key in chain:
-                raise BackendCycle(tuple(chain[chain.index(key) :]) + (key,))
-            chain.append(key)
-            key = by_key[key][1].parent
-        for key in reversed(chain):
-            placed.add(key)
-            ordered.append(by_key[key])
-    return ordered
-
-
-def backend_cycle(variants) -> tuple[str, ...] | None:
-    """The first cycle among the family's backend parents (names, the first again at the
-    end), or None: a family check reports it where the spec names the parent."""
-    try:
-        parent_first(_unique_backends_of(variants))
-    except BackendCycle as cycle:
-        return cycle.cycle
-    return None
+    return parent_first(unique_backends(family.variants))
 
 
 def effective_field(key: str | None, field: str, by_key: dict[str, AttentionBackend]):

@@ -132,7 +132,7 @@ def plan_mxfp8(
 ) -> Mxfp8Plan:
     """Turn the typed MX format into everything the configuration templates print.
 
-    The format is validated against ``capabilities.MXFP8`` (validate.py) before planning; what
+    The format is validated against ``capabilities.MXFP8`` (spec/validate/capability_rules.py) before planning; what
     this emitter cannot generate exactly never reaches it, so a failed assertion here is a bug.
     """
     caps = capabilities.MXFP8

@@ -8,7 +8,7 @@ sets, CacheTraits per format, the grid rule), one ``rope_kv_inst_h<N>.cu`` insta
 per kNumHeadsQPadded value, and the Python module ``rope_kv_<variant>.py`` (loader and reference
 configuration, plus the digest of the kernel sources it was generated for).
 
-Validation (validate.py, against capabilities.ROPE_KV) rejects every spec this structure cannot
+Validation (spec/validate/, against capabilities.ROPE_KV) rejects every spec this structure cannot
 implement, at its field; the planner only asserts what validation guarantees.
 
 Kernel structure (fixed by this emitter, checked against the spec below): one warp owns one
@@ -404,7 +404,7 @@ def _nan_to_negative_max(rule: Fp8Nan | None) -> bool:
 
 
 def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: int) -> CachePlan:
-    """One cache format. validate.py (_check_cache_format, _check_cache_numerics and
+    """One cache format. spec/validate/ (_check_cache_format, _check_cache_numerics and
     check_rope_kv_capabilities) guarantees everything asserted here."""
     dtype_enumerator = _CACHE_DTYPES[fmt.cache_dtype]
     data_bytes = fmt.fp8_values + 2 * fmt.bf16_values
@@ -483,7 +483,7 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
 def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
     """Plan the configuration one variant's kernels are compiled and imported with.
 
-    The spec is validated first (validate.py: _rope_kv_insert and check_rope_kv_capabilities,
+    The spec is validated first (spec/validate/: _rope_kv_insert and check_rope_kv_capabilities,
     against capabilities.ROPE_KV); a failed assertion here is a bug in dsv41gen."""
     caps = capabilities.ROPE_KV
     assert variant_name.isidentifier(), variant_name
@@ -598,30 +598,3 @@ def source_context(plan: RopeKvPlan, source: SourceFile) -> dict[str, object]:
     """What source's template is rendered with: the plan, and the file's instantiation unit."""
     unit = next((u for u in plan.units if u.num_heads_q_padded == source.num_heads_q_padded), None)
     return {"plan": plan, "unit": unit}
-
-
-def render_rope_kv(plan: RopeKvPlan) -> dict[str, str]:
-    """Render the variant's files; keys are paths relative to the family output directory."""
-    from dsv41gen.emit.render import render
-
-    return {src.path: render(src.template, **source_context(plan, src)) for src in plan.sources}
-
-
-def write_rope_kv(plan: RopeKvPlan, directory) -> None:
-    """Render the variant into ``directory`` for development builds (tests, benchmarks), leaving
-    files whose text is unchanged untouched so an extension build there stays up to date, and
-    removing the variant's csrc files the plan no longer has (an include there would shadow)."""
-    from pathlib import Path
-
-    texts = render_rope_kv(plan)
-    csrc = Path(directory) / plan.csrc_dir
-    if csrc.is_dir():
-        for stale in csrc.iterdir():
-            if stale.is_file() and f"{plan.csrc_dir}/{stale.name}" not in texts:
-                stale.unlink()
-    for relative, text in texts.items():
-        path = Path(directory) / relative
-        if path.is_file() and path.read_text() == text:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
