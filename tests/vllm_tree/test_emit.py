@@ -119,6 +119,15 @@ SEED_HUNKS = {
          'return "DEEPSEEK_V41_INDEXER"',
          "return [64 if current_platform.is_device_capability_family(90) else 128]"],
     ),
+    # 4a as 0.33.0 holds it after the one-time refactor (refactor.py): the closure's
+    # `(MambaSpec, CircularBufferSpec)` is the module-level table
+    "4a": (
+        "vllm/v1/core/kv_cache_planning.py",
+        ["_STATE_BUCKET_SPEC_TYPES: tuple[type[KVCacheSpec], ...] = (MambaSpec,)"],
+        # the import, and the table (one line too long for vLLM's 88, so ruff explodes it)
+        ["CircularBufferSpec,", "_STATE_BUCKET_SPEC_TYPES: tuple[type[KVCacheSpec], ...] = (",
+         "MambaSpec,", "CircularBufferSpec,", ")"],
+    ),
     "7a": (
         "vllm/model_executor/models/registry.py",
         [],
@@ -186,10 +195,12 @@ def test_dropping_v41_leaves_no_v41_wiring_at_the_sites_it_owns(round_trip):
         "class DeepseekV41IndexerBackend"
         not in without["vllm/v1/attention/backends/mla/indexer.py"]
     )
-    # the spec language declares the state-like types (all in the root spec), not which
-    # variant's caches use them, so dropping V4.1 keeps CircularBufferSpec (seed hunk 4a is
-    # not reproduced; docs/vllm-source-tree.md)
-    assert "CircularBufferSpec," in without["vllm/v1/core/kv_cache_planning.py"]
+    # only V4.1's caches use CircularBufferSpec (kv_cache.cache_spec_types): it leaves the
+    # table and the import; vLLM's own MambaSpec and SlidingWindowSpec stay
+    planning = without["vllm/v1/core/kv_cache_planning.py"]
+    assert "CircularBufferSpec" not in planning
+    assert "_STATE_BUCKET_SPEC_TYPES: tuple[type[KVCacheSpec], ...] = (MambaSpec,)" in planning
+    assert "_UNSPLIT_STATE_BUCKET_SPEC_TYPES: tuple[type[KVCacheSpec], ...] = (" in planning
 
 
 def test_test_registry_entries_come_back_with_their_hub_facts(round_trip):

@@ -734,20 +734,24 @@ UNSPLIT_STATE_TABLE = "_UNSPLIT_STATE_BUCKET_SPEC_TYPES"
 
 
 def state_bucket_types(family: Family) -> tuple[list[str], list[str]]:
-    """The KV spec types the family's specs declare state-like (always, when unsplit). The
-    spec language names the types, not which caches use them (kv_cache.layouts is gone), so
-    the family's entries are every type it declares state-like, in declaration order."""
+    """The KV spec types (always, when unsplit) the family puts into is_state_bucket's tables:
+    the state-like types its variants' caches are planned with (kv_cache.cache_spec_types),
+    in variant order, so a type stays only while some variant's caches use it. A variant that
+    names no caches contributes every type its spec_types declare state-like."""
     always: list[str] = []
     unsplit: list[str] = []
     for v in family.variants:
         if v.kv_cache is None:
             continue
-        for spec_type in v.kv_cache.spec_types:
-            if spec_type.state_like is StateLike.NEVER:
-                continue
-            target = always if spec_type.state_like is StateLike.ALWAYS else unsplit
-            if spec_type.name not in target:
-                target.append(spec_type.name)
+        if v.kv_cache.cache_spec_types:
+            v_always, v_unsplit = v.kv_cache.state_types_in_use()
+        else:
+            v_always = [t.name for t in v.kv_cache.spec_types if t.state_like is StateLike.ALWAYS]
+            v_unsplit = [
+                t.name for t in v.kv_cache.spec_types if t.state_like is StateLike.WHEN_UNSPLIT
+            ]
+        always += [n for n in v_always if n not in always]
+        unsplit += [n for n in v_unsplit if n not in unsplit]
     return always, unsplit
 
 
