@@ -203,6 +203,49 @@ def test_dropping_v41_leaves_no_v41_wiring_at_the_sites_it_owns(round_trip):
     assert "_UNSPLIT_STATE_BUCKET_SPEC_TYPES: tuple[type[KVCacheSpec], ...] = (" in planning
 
 
+# Not in seed 000 (0.33.0 added it later), but V4.1 wiring at its real site: the model types
+# dsa_indexer_uses_fp4 lets through to the ROCm MXFP4 indexer cache, and their names.
+ROCM_GATE_WITHOUT = [
+    'if model_config is None or model_config.hf_config.model_type != "deepseek_v4":',
+    "\"indexer_kv_dtype='mxfp4' on ROCm is only supported for DeepSeek-V4.\"",
+]
+ROCM_GATE_BACK = [
+    "if model_config is None or model_config.hf_config.model_type not in (",
+    '"deepseek_v4",', '"deepseek_v41",', "):",
+    "\"indexer_kv_dtype='mxfp4' on ROCm is only supported for \"",
+    '"DeepSeek-V4 and DeepSeek-V4.1."',
+]  # fmt: skip
+
+
+def test_rocm_mxfp4_gate_follows_the_variants_with_a_rocm_mxfp4_indexer(round_trip):
+    shipped, without, back = round_trip
+    rel = "vllm/v1/attention/backends/mla/indexer.py"
+    removed, added = diff_lines(without, back, rel)
+    assert [x.strip() for x in removed] == ROCM_GATE_WITHOUT
+    assert [x.strip() for x in added][: len(ROCM_GATE_BACK)] == ROCM_GATE_BACK
+    assert back[rel] == shipped[rel]
+
+
+@pytest.mark.parametrize(
+    ("rel", "old", "new"),
+    [
+        ("vllm/v1/attention/backends/mla/indexer.py", '            "deepseek_v41",\n', ""),
+        ("vllm/v1/core/kv_cache_planning.py", "    CircularBufferSpec,\n)", ")"),
+    ],
+    ids=["rocm-mxfp4-gate", "state-bucket-table"],
+)
+def test_check_reports_a_hand_edit_in_the_new_regions(tree, dsv41gen, rel, old, new):
+    assert dsv41gen("emit", "--vllm-tree", str(tree), "--refactor-upstream")[0] == 0
+    path = tree / rel
+    text = path.read_text()
+    assert text.count(old) == 1
+    path.unlink()  # a hard-linked copy: never write through it
+    path.write_text(text.replace(old, new))
+    rc, _out, err = dsv41gen("check", "--vllm-tree", str(tree))
+    assert rc == 3
+    assert f"{Path(rel).name}: edited by hand inside a generated region" in err
+
+
 def test_test_registry_entries_come_back_with_their_hub_facts(round_trip):
     shipped, without, back = round_trip
     rel = "tests/models/registry.py"

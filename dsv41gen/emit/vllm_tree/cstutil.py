@@ -100,10 +100,10 @@ def compared_strings(test: cst.BaseExpression, subject: str) -> set[str] | None:
     if dotted(test.left) != subject:
         return None
     target = test.comparisons[0]
-    if isinstance(target.operator, cst.Equal):
+    if isinstance(target.operator, (cst.Equal, cst.NotEqual)):
         value = string_value(target.comparator)
         return {value} if value is not None else None
-    if isinstance(target.operator, cst.In) and isinstance(
+    if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(
         target.comparator, (cst.Tuple, cst.Set, cst.List)
     ):
         values = {string_value(e.value) for e in target.comparator.elements}
@@ -116,6 +116,13 @@ def membership(subject: str, values: Sequence[str]) -> str:
     if len(values) == 1:
         return f"{subject} == {string(values[0])}"
     return f"{subject} in ({', '.join(string(v) for v in values)})"
+
+
+def non_membership(subject: str, values: Sequence[str]) -> str:
+    """``subject != "a"`` for one value, ``subject not in ("a", "b")`` for more."""
+    if len(values) == 1:
+        return f"{subject} != {string(values[0])}"
+    return f"{subject} not in ({', '.join(string(v) for v in values)})"
 
 
 def wrap_comment(text: str, indent: int, width: int = 80) -> str:

@@ -17,7 +17,15 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ...plan.speculative import forbidden_message
-from ...spec.model import AttentionBackend, BackendKind, Family, Method, StateLike, Variant
+from ...spec.model import (
+    AttentionBackend,
+    BackendKind,
+    BackendPlatform,
+    Family,
+    Method,
+    StateLike,
+    Variant,
+)
 from . import cstutil as c
 
 
@@ -727,6 +735,79 @@ class IndexerBackends(Site):
         )
 
 
+ROCM_MXFP4_MODULE = "vllm.v1.attention.backends.mla.rocm_paged_mxfp4_indexer"
+ROCM_MXFP4_MESSAGE = "indexer_kv_dtype='mxfp4' on ROCm is only supported for "
+
+
+def rocm_mxfp4_variants(family: Family) -> list[Variant]:
+    """The variants with a ROCm indexer backend over the MXFP4 K cache (its metadata builder
+    lives in rocm_paged_mxfp4_indexer): the model types dsa_indexer_uses_fp4 lets through."""
+    return [
+        v
+        for v in family.variants
+        if any(
+            b.kind is BackendKind.INDEXER
+            and b.platform is BackendPlatform.ROCM
+            and b.metadata_builder is not None
+            and b.metadata_builder.module == ROCM_MXFP4_MODULE
+            for b in v.backends
+        )
+    ]
+
+
+@dataclass(frozen=True)
+class RocmMxfp4Gate(Site):
+    """dsa_indexer_uses_fp4: on ROCm, indexer_kv_dtype='mxfp4' is refused for a model type
+    wired to no ROCm MXFP4 indexer backend (the first of indexer.py's two ROCm checks). The
+    family's wired model types, and their names in the message; other model types in the
+    tuple are not the family's and stay."""
+
+    def apply(self, module, family, owned):
+        result = SiteResult(module)
+        types = _model_types(family, owned)
+        function = _function(module, self.path, None, "dsa_indexer_uses_fp4")
+        subject = "model_config.hf_config.model_type"
+
+        def gate(node: cst.CSTNode) -> bool:
+            return (
+                isinstance(node, cst.Comparison)
+                and c.dotted(node.left) == subject
+                and isinstance(node.comparisons[0].operator, (cst.NotIn, cst.NotEqual))
+                and bool((c.compared_strings(node, subject) or set()) & types)
+            )
+
+        tests = c.find_all(function, cst.Comparison, gate)
+        ifs = c.find_all(function, cst.If, lambda n: bool(c.find_all(n.test, cst.Comparison, gate)))
+        if len(tests) != 1 or len(ifs) != 1:
+            raise _error(self.path, f"no one `{subject} not in (...)` in dsa_indexer_uses_fp4")
+        wired = rocm_mxfp4_variants(family)
+        mine = {v.model_type for v in wired}
+        comparator = tests[0].comparisons[0].comparator
+        present = [c.string_value(e.value) for e in getattr(comparator, "elements", ())] or [
+            c.string_value(comparator)
+        ]
+        names = [n for n in present if n is not None and (n not in types or n in mine)]
+        names += [v.model_type for v in wired if v.model_type not in names]
+        new_test = c.keep_or_replace(
+            tests[0], cst.parse_expression(c.non_membership(subject, names))
+        )
+        raises = c.find_all(ifs[0].body, cst.Raise, lambda n: True)
+        if len(raises) != 1:
+            raise _error(self.path, "the ROCm MXFP4 model-type check raises no one error")
+        label = " and ".join(v.display_name.replace(" ", "-") for v in wired)
+        message = cst.parse_expression(
+            f"ValueError(\n{c.string(ROCM_MXFP4_MESSAGE)}\n{c.string(label + '.')}\n)"
+        )
+        new_raise = c.keep_or_replace(raises[0], raises[0].with_changes(exc=message))
+        result.module = c.replace_nodes(module, {tests[0]: new_test, raises[0]: new_raise})
+        result.owned = [f"model_type:{v.model_type}" for v in family.variants]
+        result.regions = [
+            ("rocm mxfp4 model types", c.code(new_test)),
+            ("rocm mxfp4 message", c.code(new_raise)),
+        ]
+        return result
+
+
 # --- KV-cache planning: the state-bucket table ------------------------------------------------
 
 STATE_TABLE = "_STATE_BUCKET_SPEC_TYPES"
@@ -889,6 +970,8 @@ SITES: tuple[Site, ...] = (
                     "vllm/v1/attention/backends/mla/rocm_paged_mxfp4_indexer.py",
                     "the ROCm MXFP4 indexer backends: get_name, kernel block sizes",
                     "vllm.v1.attention.backends.mla.rocm_paged_mxfp4_indexer"),
+    RocmMxfp4Gate("backends.rocm-mxfp4-gate", "vllm/v1/attention/backends/mla/indexer.py",
+                  "dsa_indexer_uses_fp4: the model types wired to the ROCm MXFP4 indexer"),
     StateBucketTable("kv.state-bucket", "vllm/v1/core/kv_cache_planning.py",
                      "the state-bucket spec-type tables (after the one-time refactor)"),
     Mxfp8Scaling("quantization.mxfp8",
