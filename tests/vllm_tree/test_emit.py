@@ -172,10 +172,16 @@ def test_adding_v41_back_reproduces_seed_000_hunk(round_trip, hunk):
         assert line in added, (hunk, line)
 
 
+EAGLE3 = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
+
+
 def test_round_trip_restores_the_shipped_tree_but_one_comment_wrap(round_trip):
     shipped, _without, back = round_trip
     differing = [rel for rel in SITE_FILES if shipped[rel] != back[rel]]
-    assert differing == ["vllm/config/speculative.py"]
+    # eagle3_utils.py: the layer-id branch comes back with dsv41gen's comment, not vLLM's
+    assert differing == ["vllm/config/speculative.py", EAGLE3]
+    removed, added = diff_lines(shipped, back, EAGLE3)
+    assert all(x.strip().startswith("#") for x in removed + added)
     removed, added = diff_lines(shipped, back, "vllm/config/speculative.py")
     # 0.33.0's comment is hand-wrapped (a phrase was cut out of it); the emitter wraps at 80
     words = [" ".join(lines).replace("#", " ").split() for lines in (removed, added)]
@@ -226,13 +232,28 @@ def test_rocm_mxfp4_gate_follows_the_variants_with_a_rocm_mxfp4_indexer(round_tr
     assert back[rel] == shipped[rel]
 
 
+def test_dspark_layer_ids_as_is_only_for_variants_of_offset_0(round_trip):
+    _shipped, without, back = round_trip
+    removed, added = diff_lines(without, back, EAGLE3)
+    assert [x.strip() for x in removed] == ["layer_ids = [i + 1 for i in dspark_layer_ids]"]
+    code = [x.strip() for x in added if not x.strip().startswith("#")]
+    assert code == [
+        'if getattr(hf_config, "model_type", None) == "deepseek_v41":',
+        "layer_ids = list(dspark_layer_ids)",
+        "else:",
+        "layer_ids = [i + 1 for i in dspark_layer_ids]",
+    ]
+    assert "deepseek_v41" not in without[EAGLE3]
+
+
 @pytest.mark.parametrize(
     ("rel", "old", "new"),
     [
+        (EAGLE3, "layer_ids = list(dspark_layer_ids)", "layer_ids = list(dspark_layer_ids)[1:]"),
         ("vllm/v1/attention/backends/mla/indexer.py", '            "deepseek_v41",\n', ""),
         ("vllm/v1/core/kv_cache_planning.py", "    CircularBufferSpec,\n)", ")"),
     ],
-    ids=["rocm-mxfp4-gate", "state-bucket-table"],
+    ids=["eagle3-layer-ids", "rocm-mxfp4-gate", "state-bucket-table"],
 )
 def test_check_reports_a_hand_edit_in_the_new_regions(tree, dsv41gen, rel, old, new):
     assert dsv41gen("emit", "--vllm-tree", str(tree), "--refactor-upstream")[0] == 0

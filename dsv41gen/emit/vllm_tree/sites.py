@@ -575,6 +575,65 @@ class DsparkBackendReuse(Site):
         return result
 
 
+EAGLE3_MODEL_TYPE = 'getattr(hf_config, "model_type", None)'
+AS_IS_COMMENT = (
+    "{label}'s DSpark target layer ids are used as they are (its spec's "
+    "hf_config.dspark_target_layer_offset is 0): the draft reads the entry stream of those "
+    "layers. Other DSpark ids mean capture-after and take +1."
+)
+
+
+@dataclass(frozen=True)
+class DsparkLayerIdOffset(Site):
+    """get_eagle3_aux_layers_from_config: the variants whose DSpark target layer ids are used
+    as they are (hf_config.dspark_target_layer_offset 0); every other DSpark id takes +1.
+    vLLM's site knows only the offsets 0 and 1. Other families' model types stay."""
+
+    def apply(self, module, family, owned):
+        result = SiteResult(module)
+        types = _model_types(family, owned)
+        function = _function(module, self.path, None, "get_eagle3_aux_layers_from_config")
+        outer = c.find_all(function, cst.If, lambda n: c.code(n.test).strip() == "dspark_layer_ids")
+        if len(outer) != 1:
+            raise _error(self.path, "no one `if dspark_layer_ids:` in get_eagle3_aux_layers")
+        offsets = {v: v.hf_value("dspark_target_layer_offset") for v in family.variants}
+        odd = [v.name for v, o in offsets.items() if o not in (None, 0, 1)]
+        if odd:
+            raise SiteError(
+                f"{self.path}: {', '.join(odd)}: hf_config.dspark_target_layer_offset must be 0 "
+                "or 1 here; vLLM 0.33.0's get_eagle3_aux_layers_from_config has only ids as "
+                "they are and ids + 1"
+            )
+        inner = [s for s in outer[0].body.body if isinstance(s, cst.If)]
+        present = c.compared_strings(inner[0].test, EAGLE3_MODEL_TYPE) if inner else set()
+        as_is = [v for v, o in offsets.items() if o == 0]
+        names = sorted(n for n in present or () if n not in types)
+        names += [v.model_type for v in as_is]
+        result.owned = [f"model_type:{v.model_type}" for v in family.variants]
+        if not names:
+            new = outer[0].with_changes(
+                body=outer[0].body.with_changes(
+                    body=c.statements("layer_ids = [i + 1 for i in dspark_layer_ids]\n")
+                )
+            )
+        else:
+            comment = c.wrap_comment(
+                AS_IS_COMMENT.format(label=family_label(as_is) if as_is else "These"), indent=16
+            )
+            text = (
+                f"if {c.membership(EAGLE3_MODEL_TYPE, names)}:\n"
+                + _indent(comment + "layer_ids = list(dspark_layer_ids)\n")
+                + "else:\n"
+                + _indent("layer_ids = [i + 1 for i in dspark_layer_ids]\n")
+            )
+            new = outer[0].with_changes(body=outer[0].body.with_changes(body=c.statements(text)))
+        if c.same_code(c.code(outer[0]), c.code(new)):
+            new = outer[0]  # the same code: vLLM's own comment stays
+        result.module = c.replace_nodes(module, {outer[0]: new})
+        result.regions = [("dspark layer-id offset", c.code(new))]
+        return result
+
+
 # --- indexer attention backends --------------------------------------------------------------
 
 INDEXER_MODULE = "vllm.v1.attention.backends.mla.indexer"
@@ -961,6 +1020,9 @@ SITES: tuple[Site, ...] = (
                       "the DSpark draft's model_type and architecture per target"),
     DsparkBackendReuse("dspark.backend", "vllm/v1/worker/gpu/spec_decode/dspark/utils.py",
                        "_resolve_dspark_attention_backend: the draft reuses the target's backend"),
+    DsparkLayerIdOffset("eagle3.dspark-layer-ids",
+                        "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+                        "get_eagle3_aux_layers_from_config: DSpark target layer ids, as is or +1"),
     IndexerBackends("backends.indexer", "vllm/v1/attention/backends/mla/indexer.py",
                     "indexer backend classes: get_name, kernel block sizes"),
     IndexerBackends("backends.sparse-indexer", "vllm/v1/attention/backends/mla/sparse_indexer.py",
