@@ -56,6 +56,7 @@ RULES: tuple[Callable[[ResolvedSpec, Report], None], ...] = (
     rules._num_speculative_tokens_default,
     rules._runner_architectures_known,
     kernels._kv_spec_types,
+    kernels._kv_cache_spec_types,
     kernels._mx_format,
     kernels._rope_kv_insert,
     kernels._compress_ratio_message_fields,

@@ -38,6 +38,18 @@ def _kv_spec_types(spec: ResolvedSpec, report: Report) -> None:
             parent = types[parent].get("parent")
 
 
+def _kv_cache_spec_types(spec: ResolvedSpec, report: Report) -> None:
+    kv = spec.data.get("kv_cache", {})
+    types = kv.get("spec_types", {})
+    for cache, name in (kv.get("cache_spec_types") or {}).items():
+        if isinstance(name, str) and name not in types:
+            report(
+                ("kv_cache", "cache_spec_types", cache),
+                f"unknown KV spec type {name!r} for cache {cache!r}; name a key of "
+                "kv_cache.spec_types (or declare the type there)" + did_you_mean(name, types),
+            )
+
+
 def _mx_format(spec: ResolvedSpec, report: Report) -> None:
     fmt = spec.data.get("quantization", {}).get("mxfp8")
     if fmt is None:
