@@ -618,6 +618,7 @@ CUSTOM_OP_NAMESPACE = "dsv41gen_mxfp8"
 # qualified op name -> (quantize_op, dequantize_op): a rendered module imported twice (same
 # format, layouts and launch) reuses its ops; torch.library refuses to define a name twice.
 _CUSTOM_OPS: dict[str, tuple[Any, Any]] = {}
+_LIBRARIES: list[torch.library.Library] = []
 
 
 def _custom_ops(name, fingerprint, value_dtype, quantize, dequantize, scale_shape):
@@ -647,20 +648,29 @@ def _custom_ops(name, fingerprint, value_dtype, quantize, dequantize, scale_shap
     ) -> torch.Tensor:
         return xq.new_empty(xq.shape, dtype=out_dtype)
 
-    quantize_op = torch.library.custom_op(
-        f"{CUSTOM_OP_NAMESPACE}::quantize_{ident}",
-        quantize_impl,
-        mutates_args=(),
-        schema="(Tensor x, str layout) -> (Tensor, Tensor)",
+    # Registered through torch.library.Library (define + a CPU and a CUDA kernel + a fake)
+    # rather than torch.library.custom_op: a call then goes through the C++ dispatcher straight
+    # to the launcher, without custom_op's Python autograd and argument handling (host cost
+    # below in docs/kernels.md). The launchers reject tensors on the other device themselves.
+    library = torch.library.Library(CUSTOM_OP_NAMESPACE, "FRAGMENT")
+    quantize_name, dequantize_name = f"quantize_{ident}", f"dequantize_{ident}"
+    library.define(f"{quantize_name}(Tensor x, str layout) -> (Tensor, Tensor)")
+    library.define(
+        f"{dequantize_name}(Tensor xq, Tensor scales, str layout, ScalarType out_dtype) -> Tensor"
     )
-    quantize_op.register_fake(quantize_fake)
-    dequantize_op = torch.library.custom_op(
-        f"{CUSTOM_OP_NAMESPACE}::dequantize_{ident}",
-        dequantize_impl,
-        mutates_args=(),
-        schema="(Tensor xq, Tensor scales, str layout, ScalarType out_dtype) -> Tensor",
+    for dispatch_key in ("CPU", "CUDA"):
+        library.impl(quantize_name, quantize_impl, dispatch_key)
+        library.impl(dequantize_name, dequantize_impl, dispatch_key)
+    namespace = getattr(torch.ops, CUSTOM_OP_NAMESPACE)
+    torch.library.register_fake(
+        f"{CUSTOM_OP_NAMESPACE}::{quantize_name}", quantize_fake, lib=library
     )
-    dequantize_op.register_fake(dequantize_fake)
+    torch.library.register_fake(
+        f"{CUSTOM_OP_NAMESPACE}::{dequantize_name}", dequantize_fake, lib=library
+    )
+    quantize_op = getattr(namespace, quantize_name).default
+    dequantize_op = getattr(namespace, dequantize_name).default
+    _LIBRARIES.append(library)  # a Library deregisters its ops when it is collected
     _CUSTOM_OPS[ident] = (quantize_op, dequantize_op)
     return quantize_op, dequantize_op
 
