@@ -259,12 +259,47 @@ def render_build_cost_png(result: dict, title: str, path: Path) -> None:
         plt.close(figure)
 
 
+def render_host_cost_png(result: dict, title: str, path: Path) -> None:
+    """benchmarks/host_cost_ops.py's runs, one per launch path: host µs per call of each entry
+    point, the issue's 8 µs target as a line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = result["runs"]
+    names = list(next(iter(runs.values()))["host_us"])
+    height = 0.8 / len(runs)
+    with matplotlib.rc_context(STYLE):
+        figure, ax = plt.subplots(figsize=(SIZE_INCHES[0], SIZE_INCHES[1] * 1.4), dpi=DPI)
+        for i, (label, run) in enumerate(runs.items()):
+            values = [run["host_us"].get(name, 0.0) for name in names]
+            rows = [row - 0.4 + (i + 0.5) * height for row in range(len(names))]
+            ax.barh(rows, values, height=height, label=label)
+        ax.axvline(result["target_us"], linestyle=":", color="0.3", linewidth=1.0)
+        ax.annotate(f"target {result['target_us']} µs", (result["target_us"], -0.6), fontsize=6)
+        ax.set_yticks(range(len(names)), [name.replace("_", " ") for name in names])
+        ax.invert_yaxis()
+        ax.set_xlim(left=0)
+        ax.set_xlabel("host µs per call (median of rounds, GPU not awaited)")
+        ax.legend(loc="lower right", fontsize=6)
+        figure.suptitle(title)
+        figure.tight_layout()
+        figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+        plt.close(figure)
+
+
 def write_plot(json_path: Path) -> Path | None:
     """Write <json>.png beside a result file; None when its format is not one plotted here."""
     result = json.loads(Path(json_path).read_text())
     if result.get("benchmark") == "build_cost":
         png = Path(json_path).with_suffix(".png")
         render_build_cost_png(result, f"{Path(json_path).stem}  ({result.get('label', '')})", png)
+        return png
+    if result.get("benchmark") == "host_cost":
+        png = Path(json_path).with_suffix(".png")
+        where = " · ".join(str(result[k]) for k in ("gpu", "date", "torch", "triton", "cuda"))
+        render_host_cost_png(result, f"{Path(json_path).stem}  ({where})", png)
         return png
     panels = panels_for(result)
     if panels is None:
