@@ -135,36 +135,54 @@ def _hook_config(variant, arch: str, text_change: dict, nested: bool) -> dict:
     return config | {"text_config": text, "vision_config": {}, "rope_parameters": dict(ROPE)}
 
 
+# The text-config fields that meet an engine setting in one of vLLM's rules: each such text
+# change runs with those settings only (the SSM dtype meets every setting).
+TEXT_MEETS = {
+    "plain": tuple(ENGINE_CHANGES),
+    "ssm_dtype": tuple(ENGINE_CHANGES),
+    "hc1": ("default", "mm+lmo", "mtp"),
+    "ple": ("default", "pp2", "dbo", "ubatch2", "sp_moe+pp2"),
+    "qsa": ("default", "pp2", "dbo", "ubatch2"),
+}
+# The device matters to one rule only (MoE SP is refused on CUDA and ROCm alike).
+DEVICE_MEETS = {"default", "sp_moe+pp2"}
+
+
 def config_hook_cases() -> dict[str, dict]:
-    """Every architecture of every hybrid variant x text-only / nested config x the text
-    fields the hooks read x engine settings x device."""
+    """Every architecture of every hybrid variant x text-only / nested config x each text field
+    the hooks read, with the engine settings it meets x device where the device matters."""
     cases: dict[str, dict] = {}
     for family, variant in hybrid_variants():
         for arch in variant.architectures:
             for nested in (False, True):
-                for text_id, text_change in TEXT_CHANGES.items():
-                    config = _hook_config(variant, arch.name, text_change, nested)
-                    for engine_id, change in ENGINE_CHANGES.items():
-                        for device_id, device in HOOK_DEVICES.items():
+                for text_id, engine_ids in TEXT_MEETS.items():
+                    config = _hook_config(variant, arch.name, TEXT_CHANGES[text_id], nested)
+                    for engine_id in engine_ids:
+                        devices = HOOK_DEVICES if engine_id in DEVICE_MEETS else ("cuda9.0",)
+                        for device_id in devices:
                             shape = "nested" if nested else "flat"
                             name = f"{arch.name}:{shape}:{text_id}:{engine_id}@{device_id}"
                             cases[name] = {
                                 "package": family.name,
                                 "architecture": arch.name,
                                 "hf_config": config,
-                                "engine": {**ENGINE_DEFAULT, **change},
-                                "device": device,
+                                "engine": {**ENGINE_DEFAULT, **ENGINE_CHANGES[engine_id]},
+                                "device": HOOK_DEVICES[device_id],
                             }
     return cases
 
 
-STATE_ENGINE = {
+# The shape's inputs and the dtypes' inputs are independent in vLLM's calculators: each group
+# is crossed in full with the other group at its first value.
+STATE_SHAPE = {
     "tp_size": (1, 2, 4, 3),  # 3 divides no head count of a shipped config: vLLM's assertion
     "num_speculative_tokens": (0, 1, 3),
+    "conv_state_layout": ("SD", "DS"),
+}
+STATE_DTYPE = {
     "model_dtype": ("bfloat16", "float16"),
     "mamba_cache_dtype": ("auto", "float32"),
     "mamba_ssm_cache_dtype": ("auto", "float32", "bfloat16"),
-    "conv_state_layout": ("SD", "DS"),
 }
 GDN_FIELDS = (
     "linear_num_key_heads",
@@ -175,16 +193,22 @@ GDN_FIELDS = (
 )
 
 
+def _state_engines():
+    first = {k: v[0] for group in (STATE_SHAPE, STATE_DTYPE) for k, v in group.items()}
+    for group in (STATE_SHAPE, STATE_DTYPE):
+        for values in itertools.product(*group.values()):
+            yield {**first, **dict(zip(group, values, strict=True))}
+
+
 def linear_attention_state_cases() -> dict[str, dict]:
-    """Every hybrid variant's reference GDN dimensions x tensor parallel size x speculative
-    tokens x model / conv / SSM dtype x conv-state layout."""
+    """Every hybrid variant's reference GDN dimensions x (tensor parallel size x speculative
+    tokens x conv-state layout) and x (model x conv x SSM dtype)."""
     cases: dict[str, dict] = {}
     for family, variant in hybrid_variants():
         reference = dict(variant.hf_config)
         text = {name: reference[name] for name in GDN_FIELDS if name in reference}
-        for values in itertools.product(*STATE_ENGINE.values()):
-            engine = dict(zip(STATE_ENGINE, values, strict=True))
-            label = ",".join(f"{v}" for v in values)
+        for engine in _state_engines():
+            label = ",".join(f"{v}" for v in engine.values())
             cases[f"{variant.name}:{label}"] = {
                 "package": family.name,
                 "hf_text_config": text,
