@@ -29,7 +29,14 @@ import pytest
 from conformancerules import conformance_failure, is_engine_crash
 
 sys.path.append(str(Path(__file__).resolve().parents[1] / "plugin"))
-from pluginhelpers import SPECS, Driver, build_family, install_plugin, write_model  # noqa: E402
+from pluginhelpers import (  # noqa: E402
+    SPECS,
+    Driver,
+    build_family,
+    family_packages,
+    install_plugin,
+    write_model,
+)
 
 from dsv41gen.commands.pipeline import load_families  # noqa: E402
 
@@ -49,9 +56,10 @@ FP8_CHECKPOINT = {
 MINIMUM_CASES = 3000
 
 
-def _family():
-    (inputs,) = load_families(sorted(SPECS.glob("*.yaml")), warn=lambda _line: None)
-    return inputs.family
+def _families():
+    """Every family of the specs: their plugins are installed together, and each family's
+    matrix runs with all of them loaded."""
+    return [i.family for i in load_families(sorted(SPECS.glob("*.yaml")), warn=lambda _l: None)]
 
 
 def _methods(family) -> list[str | None]:
@@ -218,14 +226,16 @@ def _kind_of_difference(case: dict, before: dict, after: dict) -> str:
 @pytest.fixture(scope="module")
 def plugin_site(vllm_python, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("stock-versus-plugin")
-    package = build_family(SPECS, root / "out")
-    return install_plugin(package, vllm_python, root)
+    build_family(SPECS, root / "out")
+    packages = family_packages(root / "out")
+    assert len(packages) == len(_families()), packages
+    return install_plugin(packages, vllm_python, root)
 
 
 @pytest.fixture(scope="module")
 def compared(vllm_python, plugin_site, tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("matrix")
-    cases = build_matrix(_family(), root / "models")
+    cases = [c for family in _families() for c in build_matrix(family, root / family.name)]
     driver = Driver(vllm_python)
     started = time.process_time(), time.monotonic()
     stock = driver.run(cases, None, root / "stock")
