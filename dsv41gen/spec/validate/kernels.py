@@ -40,7 +40,9 @@ def _kv_spec_types(spec: ResolvedSpec, report: Report) -> None:
 
 def _kv_cache_spec_types(spec: ResolvedSpec, report: Report) -> None:
     kv = spec.data.get("kv_cache", {})
-    types = kv.get("spec_types", {})
+    types = kv.get("spec_types")
+    if not isinstance(types, dict):  # missing or malformed: the schema has said so
+        return
     for cache, name in (kv.get("cache_spec_types") or {}).items():
         if isinstance(name, str) and name not in types:
             report(
