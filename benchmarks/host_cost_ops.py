@@ -34,6 +34,15 @@ from bench_mxfp8 import load_modules  # noqa: E402
 from bench_rope_kv import load_variant  # noqa: E402
 
 ROUNDS = 5
+
+
+def kernels_native():
+    """The MXFP8 launchers' C++ launcher module, or None where they launch through Triton."""
+    from dsv41gen.kernels import mxfp8 as kernels
+
+    return kernels._native_module()
+
+
 BATCH = 2000
 
 
@@ -81,6 +90,28 @@ def bare_launch(mx, x, xq, scales):
     return lambda: direct(launch.grid, args, key[1])
 
 
+def native_launch(mx, x, xq, scales):
+    """A call of the quantize launch class's C++ launch alone (triton_launch.cpp), or None
+    where the launcher has none (the C++ launcher off or not built)."""
+    from dsv41gen.kernels import mxfp8 as kernels
+
+    for _ in range(2):
+        mx.quantize(x, out=(xq, scales))
+    natives = [
+        native
+        for cell in mx.quantize.__closure__ or ()
+        if isinstance(getattr(cell, "cell_contents", None), dict)
+        for launch in cell.cell_contents.values()
+        if isinstance(launch, kernels._Launch)
+        for native in launch.native.values()
+        if native is not None
+    ]
+    if not natives:
+        return None
+    pointers = (x.data_ptr(), xq.data_ptr(), scales.data_ptr())
+    return lambda: natives[0].launch(*pointers)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--build-dir", required=True)
@@ -117,6 +148,9 @@ def main() -> int:
     bare = bare_launch(mx, x, xq_out, scales_out)
     if bare is not None:
         parts["quantize_compiled_launcher_alone"] = per_call_us(bare)
+    native = native_launch(mx, x, xq_out, scales_out)
+    if native is not None:
+        parts["quantize_cpp_launch_alone"] = per_call_us(native)
     inv = 1.0 / 10000 ** (torch.arange(0, 64, 2, dtype=torch.float64) / 64)
     angles = torch.arange(8192, dtype=torch.float64)[:, None] * inv[None]
     cos_sin = torch.cat((angles.cos(), angles.sin()), dim=1).float().cuda()
@@ -141,6 +175,9 @@ def main() -> int:
         python=platform.python_version(),
         method=f"{ROUNDS} rounds of {BATCH} calls, GPU not awaited, median per-call µs",
         target_us=8,
+        launch_path="C++ (triton_launch.cpp)"
+        if kernels_native() is not None
+        else "Triton's compiled launcher",
         host_us=results,
         parts_us=parts,
     )

@@ -171,7 +171,7 @@ def render_png(panels: list[Panel], title: str, path: Path) -> None:
         figure, axes = plt.subplots(
             rows,
             columns,
-            figsize=(SIZE_INCHES[0], SIZE_INCHES[1] * rows),
+            figsize=(SIZE_INCHES[0], SIZE_INCHES[1] * (1 + LEGEND_ROOM) * rows),
             dpi=DPI,
             squeeze=False,
         )
@@ -188,13 +188,23 @@ def render_png(panels: list[Panel], title: str, path: Path) -> None:
             ax.set_xlabel("bytes moved (MiB)")
             ax.set_ylabel("TB/s")
             ax.set_ylim(bottom=0)
-            ax.legend(loc="best", fontsize=6)
+            _legend_beside(ax)
         for ax in list(axes.flat)[len(panels) :]:
             ax.set_visible(False)
         figure.suptitle(title)
         figure.tight_layout()
         figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
         plt.close(figure)
+
+
+def _legend_beside(ax) -> None:
+    """The legend under the axes, never over them: "best" and a fixed corner still covered
+    data points (LEGEND_ROOM of each row's height is left for it)."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=6, frameon=False)
+
+
+# the part of a row's height added under each panel for its legend
+LEGEND_ROOM = 0.45
 
 
 BUILD_COST_FIGURES = ("fresh_build_cold", "fresh_build_warm", "check", "import")
@@ -210,7 +220,9 @@ def render_build_cost_png(result: dict, title: str, path: Path) -> None:
 
     figures = [name for name in BUILD_COST_FIGURES if name in result]
     with matplotlib.rc_context(STYLE):
-        figure, ax = plt.subplots(figsize=(SIZE_INCHES[0], SIZE_INCHES[1]), dpi=DPI)
+        figure, ax = plt.subplots(
+            figsize=(SIZE_INCHES[0], SIZE_INCHES[1] * (1 + LEGEND_ROOM)), dpi=DPI
+        )
         for row, name in enumerate(figures):
             for offset, kind, marker in ((-0.12, "wall", "o"), (0.12, "cpu", "s")):
                 runs = result[name][f"{kind}_s_runs"]
@@ -240,6 +252,36 @@ def render_build_cost_png(result: dict, title: str, path: Path) -> None:
         ax.invert_yaxis()
         ax.set_xlim(left=0)
         ax.set_xlabel("seconds (whole process)")
+        _legend_beside(ax)
+        figure.suptitle(title)
+        figure.tight_layout()
+        figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+        plt.close(figure)
+
+
+def render_host_cost_png(result: dict, title: str, path: Path) -> None:
+    """benchmarks/host_cost_ops.py's runs, one per launch path: host µs per call of each entry
+    point, the issue's 8 µs target as a line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = result["runs"]
+    names = list(next(iter(runs.values()))["host_us"])
+    height = 0.8 / len(runs)
+    with matplotlib.rc_context(STYLE):
+        figure, ax = plt.subplots(figsize=(SIZE_INCHES[0], SIZE_INCHES[1] * 1.4), dpi=DPI)
+        for i, (label, run) in enumerate(runs.items()):
+            values = [run["host_us"].get(name, 0.0) for name in names]
+            rows = [row - 0.4 + (i + 0.5) * height for row in range(len(names))]
+            ax.barh(rows, values, height=height, label=label)
+        ax.axvline(result["target_us"], linestyle=":", color="0.3", linewidth=1.0)
+        ax.annotate(f"target {result['target_us']} µs", (result["target_us"], -0.6), fontsize=6)
+        ax.set_yticks(range(len(names)), [name.replace("_", " ") for name in names])
+        ax.invert_yaxis()
+        ax.set_xlim(left=0)
+        ax.set_xlabel("host µs per call (median of rounds, GPU not awaited)")
         ax.legend(loc="lower right", fontsize=6)
         figure.suptitle(title)
         figure.tight_layout()
@@ -253,6 +295,11 @@ def write_plot(json_path: Path) -> Path | None:
     if result.get("benchmark") == "build_cost":
         png = Path(json_path).with_suffix(".png")
         render_build_cost_png(result, f"{Path(json_path).stem}  ({result.get('label', '')})", png)
+        return png
+    if result.get("benchmark") == "host_cost":
+        png = Path(json_path).with_suffix(".png")
+        where = " · ".join(str(result[k]) for k in ("gpu", "date", "torch", "triton", "cuda"))
+        render_host_cost_png(result, f"{Path(json_path).stem}  ({where})", png)
         return png
     panels = panels_for(result)
     if panels is None:

@@ -33,6 +33,8 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import warnings
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import torch
@@ -393,13 +395,94 @@ class _DirectLaunch:
         )
 
 
+def _native_module() -> Any:
+    """The compiled C++ launcher (triton_launch.cpp), built on first use; None where it cannot
+    be built (no C++ compiler or CUDA headers) or DSV41GEN_MXFP8_NATIVE=0 turns it off, and the
+    launchers then stay on Triton's compiled launcher."""
+    global _NATIVE
+    if _NATIVE is _UNSET:
+        _NATIVE = None
+        if os.environ.get("DSV41GEN_MXFP8_NATIVE", "1") != "0":
+            try:
+                from torch.utils import cpp_extension
+
+                _NATIVE = cpp_extension.load(
+                    name="dsv41gen_triton_launch",
+                    sources=[str(Path(__file__).with_name("triton_launch.cpp"))],
+                    extra_cflags=["-O2"],
+                    with_cuda=True,
+                )
+            except Exception as error:  # noqa: BLE001 - any build failure keeps Triton's path
+                warnings.warn(
+                    f"dsv41gen MXFP8: the C++ launcher did not build ({error}); launching"
+                    " through Triton's launcher (about 6 us more host time a call)",
+                    stacklevel=3,
+                )
+    return _NATIVE
+
+
+_UNSET: Any = object()
+_NATIVE: Any = _UNSET
+
+
+def _native_launch(compiled, grid, args, num_inputs, out_shapes, out_dtypes, device) -> Any:
+    """A C++ Launch of ``compiled`` for one launch class (grid, the call's arguments in the
+    kernel's order, the first three being the pointers), or None where the kernel needs what the
+    C++ path does not do: scratch memory, clusters, PDL or cooperative launches, or a parameter
+    type other than a pointer, i32 or i64."""
+    metadata = compiled.metadata
+    if (
+        getattr(metadata, "global_scratch_size", 0)
+        or getattr(metadata, "profile_scratch_size", 0)
+        or getattr(metadata, "num_ctas", 1) != 1
+        or getattr(metadata, "launch_cooperative_grid", False)
+        or getattr(metadata, "launch_pdl", False)
+    ):
+        return None
+    signature = getattr(getattr(compiled, "src", None), "signature", None)
+    if not isinstance(signature, dict) or len(signature) != len(args):
+        return None
+    module = _native_module()
+    if module is None:
+        return None
+    kinds, values = [], []
+    for index, (kind, arg) in enumerate(zip(signature.values(), args, strict=True)):
+        if kind == "constexpr":
+            continue  # folded into the binary (a constexpr, or an integer equal to 1)
+        if kind.startswith("*") and index < 3:
+            kinds.append("ptr")
+            values.append(index)
+        elif kind in ("i32", "i64") and type(arg) is int:
+            kinds.append(kind)
+            values.append(arg)
+        else:
+            return None
+    # Triton's kernels end with the global and the profile scratch pointers (null: none used).
+    kinds += ["i64", "i64"]
+    values += [0, 0]
+    return module.Launch(
+        compiled.function,
+        list(grid),
+        metadata.num_warps,
+        metadata.shared,
+        kinds,
+        values,
+        device,
+        num_inputs,
+        [list(shape) for shape in out_shapes],
+        list(out_dtypes),
+    )
+
+
 class _Launch:
     """One launch class of one kernel: what a (shape, strides, dtypes, devices, layout, launch
     overrides) key fixes, validated and derived once (the grid, the integer arguments, the output
     shapes), and the compiled kernels of its calls by (pointer alignments, current device).
     ``shared`` holds those compiled kernels across the launch classes of one configuration, by
     Triton's specialization (the integer arguments' classes, the alignments, the device), so a new
-    shape of a known class goes through Triton's launch path not even once."""
+    shape of a known class goes through Triton's launch path not even once. ``native`` holds, by
+    the same (alignments, device), the C++ launches of this class (triton_launch.cpp), where the
+    kernel allows one."""
 
     __slots__ = (
         "kernel",
@@ -408,14 +491,19 @@ class _Launch:
         "constexprs",
         "options",
         "out_shapes",
+        "out_dtypes",
+        "num_inputs",
         "device",
         "device_index",
         "direct",
+        "native",
         "shared",
         "shared_key",
     )
 
-    def __init__(self, kernel, grid, ints, decided, fmt, hints, out_shapes, device, shared):
+    def __init__(
+        self, kernel, grid, ints, decided, fmt, hints, out_shapes, out_dtypes, device, shared
+    ):
         dtype_kind, layout_kind, _, _, block_m, block_k, num_warps = decided
         self.kernel = kernel
         self.grid = grid
@@ -431,10 +519,14 @@ class _Launch:
             num_warps=num_warps,
         )
         self.out_shapes = out_shapes
+        self.out_dtypes = out_dtypes
+        self.num_inputs = 3 - len(out_shapes)
         self.device = device
         self.device_index = -1 if device.index is None else device.index  # Tensor.get_device()
         # (alignment bits of the three pointers, device index) -> _DirectLaunch
         self.direct: dict[tuple[int, int], _DirectLaunch] = {}
+        # the same key -> the C++ Launch, or None where the kernel needs Triton's launcher
+        self.native: dict[tuple[int, int], Any] = {}
         self.shared = shared
         self.shared_key = (kernel.__name__, decided, *map(_arg_class, ints))
 
@@ -442,17 +534,25 @@ class _Launch:
         """The Triton interpreter's launch (CPU tensors)."""
         self.kernel[self.grid](a, b, c, *self.ints, **self.options)
 
-    def cuda(self, what: str, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
-        """Launch on the current CUDA device: through Triton the first time per alignment class
-        and device, then directly."""
+    def check_device(self, what: str) -> int:
         device = _current_device()
         if device != self.device.index:
             raise ValueError(
                 f"{what}: the tensors are on {self.device} but the current CUDA device is"
                 f" cuda:{device}; launch under torch.cuda.device({self.device})"
             )
+        return device
+
+    def cuda(self, what: str, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
+        """Launch on the current CUDA device: through Triton the first time per alignment class
+        and device, then from C++ (or Triton's compiled launcher where the C++ path cannot)."""
+        device = self.check_device(what)
         pa, pb, pc = a.data_ptr(), b.data_ptr(), c.data_ptr()
         key = ((pa & 15 == 0) + (pb & 15 == 0) * 2 + (pc & 15 == 0) * 4, device)
+        native = self.native.get(key)
+        if native is not None and not _hooks_installed():
+            native.launch(pa, pb, pc)
+            return
         direct = self.direct.get(key)
         if direct is None:
             direct = self.shared.get((*self.shared_key, *key))
@@ -461,7 +561,37 @@ class _Launch:
                 self.shared[(*self.shared_key, *key)] = _DirectLaunch(compiled, self.constexprs)
                 return
             self.direct[key] = direct
+            args = (pa, pb, pc, *self.ints, *self.constexprs)
+            self.native[key] = _native_launch(
+                direct.compiled,
+                self.grid,
+                args,
+                self.num_inputs,
+                self.out_shapes,
+                self.out_dtypes,
+                device,
+            )
         direct(self.grid, (pa, pb, pc, *self.ints), device)
+
+    def cuda_new(self, what: str, a: torch.Tensor, b: torch.Tensor | None = None) -> Any:
+        """The allocating launch from C++ (outputs allocated there, 16-byte aligned as every
+        allocation of torch's caching allocator), or None where this class has no C++ launch
+        yet: the caller then allocates and calls ``cuda``."""
+        device = self.check_device(what)
+        pa = a.data_ptr()
+        pb = 0 if b is None else b.data_ptr()
+        key = ((pa & 15 == 0) + (b is None or pb & 15 == 0) * 2 + 4, device)
+        native = self.native.get(key)
+        if native is None or _hooks_installed():
+            return None
+        return native.launch_new(pa, pb)
+
+
+def _hooks_installed() -> bool:
+    """Whether a Triton launch hook is installed (a profiler): launches then go through
+    Triton's launcher, which calls them."""
+    runtime = knobs.runtime
+    return _hooked(runtime.launch_enter_hook) or _hooked(runtime.launch_exit_hook)
 
 
 # The current CUDA device index (torch's, as Triton's launch path reads it), without
@@ -488,6 +618,7 @@ CUSTOM_OP_NAMESPACE = "dsv41gen_mxfp8"
 # qualified op name -> (quantize_op, dequantize_op): a rendered module imported twice (same
 # format, layouts and launch) reuses its ops; torch.library refuses to define a name twice.
 _CUSTOM_OPS: dict[str, tuple[Any, Any]] = {}
+_LIBRARIES: list[torch.library.Library] = []
 
 
 def _custom_ops(name, fingerprint, value_dtype, quantize, dequantize, scale_shape):
@@ -517,20 +648,29 @@ def _custom_ops(name, fingerprint, value_dtype, quantize, dequantize, scale_shap
     ) -> torch.Tensor:
         return xq.new_empty(xq.shape, dtype=out_dtype)
 
-    quantize_op = torch.library.custom_op(
-        f"{CUSTOM_OP_NAMESPACE}::quantize_{ident}",
-        quantize_impl,
-        mutates_args=(),
-        schema="(Tensor x, str layout) -> (Tensor, Tensor)",
+    # Registered through torch.library.Library (define + a CPU and a CUDA kernel + a fake)
+    # rather than torch.library.custom_op: a call then goes through the C++ dispatcher straight
+    # to the launcher, without custom_op's Python autograd and argument handling (host cost
+    # below in docs/kernels.md). The launchers reject tensors on the other device themselves.
+    library = torch.library.Library(CUSTOM_OP_NAMESPACE, "FRAGMENT")
+    quantize_name, dequantize_name = f"quantize_{ident}", f"dequantize_{ident}"
+    library.define(f"{quantize_name}(Tensor x, str layout) -> (Tensor, Tensor)")
+    library.define(
+        f"{dequantize_name}(Tensor xq, Tensor scales, str layout, ScalarType out_dtype) -> Tensor"
     )
-    quantize_op.register_fake(quantize_fake)
-    dequantize_op = torch.library.custom_op(
-        f"{CUSTOM_OP_NAMESPACE}::dequantize_{ident}",
-        dequantize_impl,
-        mutates_args=(),
-        schema="(Tensor xq, Tensor scales, str layout, ScalarType out_dtype) -> Tensor",
+    for dispatch_key in ("CPU", "CUDA"):
+        library.impl(quantize_name, quantize_impl, dispatch_key)
+        library.impl(dequantize_name, dequantize_impl, dispatch_key)
+    namespace = getattr(torch.ops, CUSTOM_OP_NAMESPACE)
+    torch.library.register_fake(
+        f"{CUSTOM_OP_NAMESPACE}::{quantize_name}", quantize_fake, lib=library
     )
-    dequantize_op.register_fake(dequantize_fake)
+    torch.library.register_fake(
+        f"{CUSTOM_OP_NAMESPACE}::{dequantize_name}", dequantize_fake, lib=library
+    )
+    quantize_op = getattr(namespace, quantize_name).default
+    dequantize_op = getattr(namespace, dequantize_name).default
+    _LIBRARIES.append(library)  # a Library deregisters its ops when it is collected
     _CUSTOM_OPS[ident] = (quantize_op, dequantize_op)
     return quantize_op, dequantize_op
 
@@ -702,6 +842,7 @@ def mxfp8_ops(
             fmt,
             hints,
             out_shapes,
+            (value_dtype, torch.uint8),
             x.device,
             compiled_launches,
         )
@@ -728,6 +869,10 @@ def mxfp8_ops(
         if launch is None:
             launch = plan_quantize(x, layout, block_m, block_k, num_warps)
             quantize_launches[key] = launch
+        if out is None and device_type == "cuda":
+            new = launch.cuda_new(f"{name} quantize", x)
+            if new is not None:
+                return new
         if out is None:
             xq_shape, scales_shape = launch.out_shapes
             xq = torch.empty(xq_shape, dtype=value_dtype, device=launch.device)
@@ -797,6 +942,7 @@ def mxfp8_ops(
             fmt,
             hints,
             out_shapes,
+            (out_dtype,),
             xq.device,
             compiled_launches,
         )
@@ -833,6 +979,10 @@ def mxfp8_ops(
         if launch is None:
             launch = plan_dequantize(xq, scales, layout, out_dtype, block_m, block_k, num_warps)
             dequantize_launches[key] = launch
+        if out is None and device_type == "cuda":
+            new = launch.cuda_new(f"{name} dequantize", xq, scales)
+            if new is not None:
+                return new
         if out is None:
             out = torch.empty(launch.out_shapes[0], dtype=out_dtype, device=launch.device)
         elif not out_ok(launch, out, launch.out_shapes[0], out_dtype):

@@ -101,3 +101,52 @@ def test_direct_launch_calls_triton_launch_hooks(mxfp8_module):
     assert names == ["_quantize_kernel", "_quantize_kernel"]
     mxfp8_module.quantize(x)
     assert len(names) == 2
+
+
+def _launches(launcher):
+    """The _Launch objects a launcher keeps (its launch classes)."""
+    from dsv41gen.kernels import mxfp8 as kernels
+
+    return [
+        launch
+        for cell in launcher.__closure__ or ()
+        if isinstance(getattr(cell, "cell_contents", None), dict)
+        for launch in cell.cell_contents.values()
+        if isinstance(launch, kernels._Launch)
+    ]
+
+
+@pytest.mark.parametrize("layout", ["row_major", "swizzled_128x4"])
+def test_native_launch_bit_exact_with_fresh_outputs(mxfp8_module, mxfp8_reference_module, layout):
+    """From the second call of a launch class on, the launchers launch from C++
+    (triton_launch.cpp): allocating (a new output every call) and into ``out=``, both bit-exact
+    against the reference, and dequantize alike."""
+    from dsv41gen.kernels import mxfp8 as kernels
+
+    assert kernels._native_module() is not None, "the C++ launcher must build on a CUDA machine"
+    gen = torch.Generator(device="cuda").manual_seed(29)
+    x = torch.randn(256, 7168, device="cuda", generator=gen, dtype=torch.bfloat16)
+    x = x * torch.logspace(-4, 4, 256, device="cuda", dtype=torch.bfloat16)[:, None]
+    rq, rs = mxfp8_reference_module.quantize_reference(x, layout)
+    calls = [mxfp8_module.quantize(x, layout) for _ in range(4)]
+    natives = [n for launch in _launches(mxfp8_module.quantize) for n in launch.native.values()]
+    assert any(n is not None for n in natives), "no launch class went through the C++ launcher"
+    assert len({xq.data_ptr() for xq, _ in calls}) == len(calls), "outputs must be new tensors"
+    for xq, s in calls:
+        assert torch.equal(xq.view(torch.uint8), rq.view(torch.uint8)) and torch.equal(s, rs)
+    xq_out = torch.full_like(rq.view(torch.uint8), 0xFF).view(rq.dtype)
+    s_out = torch.full_like(rs, 0xFF)
+    for _ in range(3):
+        mxfp8_module.quantize(x, layout, out=(xq_out, s_out))
+        assert torch.equal(xq_out.view(torch.uint8), rq.view(torch.uint8))
+        assert torch.equal(s_out, rs)
+        xq_out.view(torch.uint8).fill_(0xFF), s_out.fill_(0xFF)
+    want = mxfp8_reference_module.dequantize_reference(rq, rs, layout, torch.bfloat16)
+    outs = [mxfp8_module.dequantize(rq, rs, layout) for _ in range(4)]
+    assert len({o.data_ptr() for o in outs}) == len(outs)
+    assert all(torch.equal(o, want) for o in outs)
+    out = torch.full_like(want, float("nan"))
+    for _ in range(3):
+        mxfp8_module.dequantize(rq, rs, layout, out=out)
+        assert torch.equal(out, want)
+        out.fill_(float("nan"))
