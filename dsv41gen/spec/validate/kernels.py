@@ -41,7 +41,16 @@ def _kv_spec_types(spec: ResolvedSpec, report: Report) -> None:
 def _kv_cache_spec_types(spec: ResolvedSpec, report: Report) -> None:
     kv = spec.data.get("kv_cache", {})
     types = kv.get("spec_types", {})
-    for cache, name in (kv.get("cache_spec_types") or {}).items():
+    caches = kv.get("cache_spec_types") or {}
+    if caches and not types:
+        # one error, not one per cache: the hierarchy itself is missing
+        report(
+            ("kv_cache", "cache_spec_types"),
+            "names the KV spec types of the caches, but kv_cache.spec_types declares none; "
+            "declare the types there (each with its parent and state_like)",
+        )
+        return
+    for cache, name in caches.items():
         if isinstance(name, str) and name not in types:
             report(
                 ("kv_cache", "cache_spec_types", cache),
