@@ -963,6 +963,8 @@ CASES += [
         ],
         """
 specs/deepseek_v4.yaml:@spec_types: !delete@:3: kv_cache.spec_types: `!delete` removes nothing: this spec extends no parent
+specs/deepseek_v4.yaml:@cache_spec_types:@:3: kv_cache.cache_spec_types: names the KV spec types of the caches, but kv_cache.spec_types declares none; declare the types there (each with its parent and state_like)
+specs/deepseek_v41.yaml:@cache_spec_types:@:3: kv_cache.cache_spec_types: names the KV spec types of the caches, but kv_cache.spec_types declares none; declare the types there (each with its parent and state_like)
 """,
     ),
 ]

@@ -40,10 +40,17 @@ def _kv_spec_types(spec: ResolvedSpec, report: Report) -> None:
 
 def _kv_cache_spec_types(spec: ResolvedSpec, report: Report) -> None:
     kv = spec.data.get("kv_cache", {})
-    types = kv.get("spec_types")
-    if not isinstance(types, dict):  # missing or malformed: the schema has said so
+    types = kv.get("spec_types", {})
+    caches = kv.get("cache_spec_types") or {}
+    if caches and not types:
+        # one error, not one per cache: the hierarchy itself is missing
+        report(
+            ("kv_cache", "cache_spec_types"),
+            "names the KV spec types of the caches, but kv_cache.spec_types declares none; "
+            "declare the types there (each with its parent and state_like)",
+        )
         return
-    for cache, name in (kv.get("cache_spec_types") or {}).items():
+    for cache, name in caches.items():
         if isinstance(name, str) and name not in types:
             report(
                 ("kv_cache", "cache_spec_types", cache),
