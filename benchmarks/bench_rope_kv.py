@@ -70,8 +70,9 @@ def load_variant(variant: str, build_root: str | None, streaming: bool = False):
     and the build to build_root/<variant> (the GPU tests use the same places, so one build serves
     both); else a temp directory and torch's default build directory. streaming: the KV-only
     instantiations only, with the streaming cache hints, as variant <variant>_stream."""
+    from dsv41gen.emit.rope_kv import write_rope_kv
     from dsv41gen.errors import Diagnostics
-    from dsv41gen.plan.rope_kv import plan_rope_kv, write_rope_kv
+    from dsv41gen.plan.rope_kv import plan_rope_kv
     from dsv41gen.spec.model import _parse_rope_kv
     from dsv41gen.spec.resolve import Resolver
 

@@ -171,7 +171,7 @@ def render_png(panels: list[Panel], title: str, path: Path) -> None:
         figure, axes = plt.subplots(
             rows,
             columns,
-            figsize=(SIZE_INCHES[0], SIZE_INCHES[1] * rows),
+            figsize=(SIZE_INCHES[0], SIZE_INCHES[1] * (1 + LEGEND_ROOM) * rows),
             dpi=DPI,
             squeeze=False,
         )
@@ -188,13 +188,23 @@ def render_png(panels: list[Panel], title: str, path: Path) -> None:
             ax.set_xlabel("bytes moved (MiB)")
             ax.set_ylabel("TB/s")
             ax.set_ylim(bottom=0)
-            ax.legend(loc="best", fontsize=6)
+            _legend_beside(ax)
         for ax in list(axes.flat)[len(panels) :]:
             ax.set_visible(False)
         figure.suptitle(title)
         figure.tight_layout()
         figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
         plt.close(figure)
+
+
+def _legend_beside(ax) -> None:
+    """The legend under the axes, never over them: "best" and a fixed corner still covered
+    data points (LEGEND_ROOM of each row's height is left for it)."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), fontsize=6, frameon=False)
+
+
+# the part of a row's height added under each panel for its legend
+LEGEND_ROOM = 0.45
 
 
 BUILD_COST_FIGURES = ("fresh_build_cold", "fresh_build_warm", "check", "import")
@@ -210,7 +220,9 @@ def render_build_cost_png(result: dict, title: str, path: Path) -> None:
 
     figures = [name for name in BUILD_COST_FIGURES if name in result]
     with matplotlib.rc_context(STYLE):
-        figure, ax = plt.subplots(figsize=(SIZE_INCHES[0], SIZE_INCHES[1]), dpi=DPI)
+        figure, ax = plt.subplots(
+            figsize=(SIZE_INCHES[0], SIZE_INCHES[1] * (1 + LEGEND_ROOM)), dpi=DPI
+        )
         for row, name in enumerate(figures):
             for offset, kind, marker in ((-0.12, "wall", "o"), (0.12, "cpu", "s")):
                 runs = result[name][f"{kind}_s_runs"]
@@ -240,7 +252,7 @@ def render_build_cost_png(result: dict, title: str, path: Path) -> None:
         ax.invert_yaxis()
         ax.set_xlim(left=0)
         ax.set_xlabel("seconds (whole process)")
-        ax.legend(loc="lower right", fontsize=6)
+        _legend_beside(ax)
         figure.suptitle(title)
         figure.tight_layout()
         figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})

@@ -154,9 +154,10 @@ def load_candidate(
     benchmarks/sweep_rope_kv_qkv.py passes its own)."""
     import importlib.util
 
+    from dsv41gen.emit.rope_kv import write_rope_kv
     from dsv41gen.errors import Diagnostics
     from dsv41gen.kernels import rope_kv_loader
-    from dsv41gen.plan.rope_kv import plan_rope_kv, write_rope_kv
+    from dsv41gen.plan.rope_kv import plan_rope_kv
     from dsv41gen.spec.model import _parse_rope_kv
     from dsv41gen.spec.resolve import Resolver
 

@@ -32,11 +32,28 @@ class Diagnostic:
         return printable(f"{self.location}: {where}{self.message}")
 
 
+def _escape_unprintable(ch: str) -> str:
+    return repr(ch)[1:-1] if len(repr(ch)) > 3 else f"\\x{ord(ch):02x}"
+
+
+def terminal_text(text: object) -> str:
+    """Text for a terminal: each line made printable (see ``one_line``), line breaks kept as
+    ``\\n`` only and tabs kept; a CR, form feed, ESC or U+2028 inside a line is shown escaped."""
+    lines = str(text).split("\n")
+    out = []
+    for line in lines:
+        if line.isprintable():
+            out.append(line)
+        else:
+            out.append(
+                "".join(c if c.isprintable() or c == "\t" else _escape_unprintable(c) for c in line)
+            )
+    return "\n".join(out)
+
+
 def printable(text: str) -> str:
     """One line of plain text: a key such as '\\r' or a value with a newline (both come straight
     from the spec) is shown escaped, so it can neither split a message nor drive the terminal."""
-    from .plan.values import terminal_text
-
     return terminal_text(text).replace("\n", "\\n").replace("\t", "\\t")
 
 

@@ -100,8 +100,16 @@ def echo(message: object = "", **kwargs) -> None:
 
 def _color() -> bool | None:
     """Colour only on a terminal (click strips styles from a pipe or file: None lets it
-    decide), and never with NO_COLOR set (https://no-color.org)."""
-    return False if os.environ.get("NO_COLOR") else None
+    decide). The environment overrides it in CPython's order (Lib/_colorize.py): NO_COLOR
+    (https://no-color.org) never, then FORCE_COLOR always (a CI log that renders escapes),
+    then TERM=dumb never (a terminal that shows escapes as text)."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    return None
 
 
 _DIFF_STYLES = (("+++", "bold"), ("---", "bold"), ("@@", "cyan"), ("+", "green"), ("-", "red"))
@@ -332,7 +340,7 @@ def emit(
     specs: tuple[Path, ...], vllm_tree: Path, refactor_upstream: bool, dry_run: bool, force: bool
 ) -> None:
     """Write every family's wiring into vLLM's own source tree, at its real sites."""
-    from ..emit.vllm_tree.command import run_emit
+    from .vllm_tree import run_emit
 
     specs = specs or _default_specs()
     sys.exit(run_emit(specs, vllm_tree, refactor_upstream, dry_run, force, echo, _warn))
@@ -348,7 +356,7 @@ def check(specs: tuple[Path, ...], out_dir: Path, vllm_tree: Path | None) -> Non
     """Fail (exit 3) when --out does not match what SPECS (default: specs/*.yaml) generate."""
     specs = specs or _default_specs()
     if vllm_tree is not None:
-        from ..emit.vllm_tree.command import run_check
+        from .vllm_tree import run_check
 
         sys.exit(run_check(specs, vllm_tree, echo, _warn))
     with _locked(out_dir, write=False):
@@ -397,6 +405,10 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
     results = build_texts(specs, out_dir, _warn)
     differing: list[str] = []
     for result in results:
+        if not (out_dir / result.package).is_dir():
+            # one line, not one per file the build would write: most likely a mistyped --out
+            report(result.package, _missing_package(out_dir, result.package))
+            continue
         comparison = compare(out_dir, result.package, result.files, _diff_root(out_dir))
         for attribute, label in _CHECK_LABELS:
             for rel in getattr(comparison, attribute):
@@ -431,6 +443,14 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
     if problems:
         _formatter_note(differing, out_dir)
         sys.exit(EXIT_OUT_OF_DATE)
+
+
+def _missing_package(out_dir: Path, package: str) -> str:
+    where = "" if out_dir.is_dir() else f", and {out_dir} does not exist"
+    return (
+        f"missing: no generated package here{where} (check --out; "
+        f"`dsv41gen build --out {out_dir}` writes it)"
+    )
 
 
 def _covers_every_spec(specs: tuple[Path, ...], results) -> bool:

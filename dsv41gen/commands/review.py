@@ -380,14 +380,31 @@ def semantic_diff(
     return SemanticDiff(changes, _generated_diff(generated_before, generated_after, shown), tree)
 
 
-def _short(value: object) -> str:
+# characters of a value shown in the review table (the JSON output has every value whole)
+TABLE_VALUE = 32
+
+
+def _path_lines(path: str, width: int = 44) -> list[str]:
+    """A field path cut at its dots into lines of about ``width`` characters (a code span does
+    not wrap, and a path of five keys is wider than the table's column)."""
+    lines = [""]
+    for key in path.split("."):
+        piece = key if not lines[-1] else f".{key}"
+        if lines[-1] and len(lines[-1]) + len(piece) > width:
+            lines.append(piece)
+        else:
+            lines[-1] += piece
+    return lines
+
+
+def _short(value: object, limit: int = 80) -> str:
     # ensure_ascii=False: a reviewer reads "…", not "\\u2026".
     text = (
         json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
         if value is not None
         else "—"
     )
-    return text if len(text) <= 80 else text[:77] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 _MARKDOWN_SPECIAL = str.maketrans(
@@ -487,23 +504,20 @@ def render_markdown(result: SemanticDiff, ref: str) -> str:
         out.append("")
     out += [" · ".join(f"**{n}** {s.lower()}" for s, n in counts.items()), ""]
     if result.changes:
-        out += [
-            "| severity | variant | field | change | before | after |",
-            "|---|---|---|---|---|---|",
-        ]
+        # three columns, each cell's parts on lines of their own: a GitHub comment is about
+        # 800 px wide, and code spans do not wrap (six columns needed about 1,150 px)
+        out += ["| severity | field | change |", "|---|---|---|"]
         for c in result.changes:
             severity = (
-                f"{c.severity} (accepted: {md_code(c.waived_because)})"
+                f"{c.severity}<br>(accepted: {md_code(c.waived_because)})"
                 if c.waived_because
                 else c.severity
             )
             cells = [
                 severity,
-                md_code(c.variant),
-                md_code(c.path),
-                md_text(c.what),
-                md_code(_short(c.before)),
-                md_code(_short(c.after)),
+                "<br>".join([md_code(c.variant), *map(md_code, _path_lines(c.path))]),
+                f"{md_text(c.what)}<br>{md_code(_short(c.before, TABLE_VALUE))} → "
+                f"{md_code(_short(c.after, TABLE_VALUE))}",
             ]
             out.append("| " + " | ".join(cells) + " |")
     if result.unwaived_breaking:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import re
 from pathlib import Path
 
 import jinja2
@@ -29,9 +30,15 @@ from ..plan.values import (
     CppBool,
     CppCode,
     CppFloat,
+    CppIdentifier,
     CppInt,
+    CppString,
+    DocText,
+    DottedPath,
+    Identifier,
     PyCode,
     PyLiteral,
+    TomlString,
 )
 from .inputs import templates_dir
 
@@ -168,12 +175,29 @@ def _number(value: object, what: str) -> None:
         )
 
 
+# The language filters: a plan holds plain data (str, int, tuples, nested plans), and the
+# template says at the print site which language a value lands in. Each filter escapes or
+# checks for its language and returns a typed value (plan.values), the only thing ``_emit``
+# prints; a value that cannot be printed there raises CodegenValueError, which ``render``
+# reports with the template, line and expression. A typed value the planner already built
+# passes a filter of its own kind unchanged.
+
+
+def _typed_as(value: object, kind: type[Code], make) -> Code:
+    return value if isinstance(value, kind) else make(value)
+
+
 def _py(value: object) -> Code:
-    """A number, boolean or None (or a tuple / list of them) as a Python literal."""
-    if isinstance(value, PyLiteral):
-        return value
-    for item in value if isinstance(value, (tuple, list)) else (value,):
-        _number(item, "py")
+    """Any plain value (None, bool, int, finite float, str, and tuples / lists / dicts /
+    frozensets of them) as a Python literal, printed by repr (quotes, newlines, NUL and bidi
+    controls escaped)."""
+    return _typed_as(value, PyLiteral, PyLiteral)
+
+
+def _py_str(value: object) -> Code:
+    """A str as a Python string literal: the filter that says the value must be text."""
+    if not isinstance(value, str):
+        raise CodegenValueError(f"py_str takes a str, got {type(value).__name__} {value!r:.60}")
     return PyLiteral(value)
 
 
@@ -181,6 +205,41 @@ def _py_hex(value: object, digits: int = 0) -> Code:
     if type(value) is not int or value < 0:
         raise TemplateValueError(f"py_hex takes a non-negative int, got {value!r:.60}")
     return PyCode(f"0x{value:0{digits}X}")
+
+
+def _ident(value: object) -> Code:
+    """A Python name: ASCII, not a keyword (checked, never escaped: a bad name is an error)."""
+    return _typed_as(value, Identifier, Identifier)
+
+
+def _cpp_ident(value: object) -> Code:
+    """A name that stands bare in C++: an ``ident`` that is not a C++ keyword either."""
+    return _typed_as(value, CppIdentifier, CppIdentifier)
+
+
+def _dotted(value: object) -> Code:
+    """A dotted module path: identifiers joined by dots."""
+    return _typed_as(value, DottedPath, DottedPath)
+
+
+def _comment(value: object) -> Code:
+    """Free text after ``#`` or ``//``: one printable line that cannot end the comment."""
+    return _typed_as(value, Comment, Comment)
+
+
+def _doc(value: object) -> Code:
+    """Free text inside a Python docstring (a comment line, backslashes and quotes escaped)."""
+    return _typed_as(value, DocText, DocText)
+
+
+def _cpp_str(value: object) -> Code:
+    """A str as a C++ string literal (UTF-8, every byte outside printable ASCII escaped)."""
+    return _typed_as(value, CppString, CppString)
+
+
+def _toml_str(value: object) -> Code:
+    """A str as a TOML basic string (pyproject.toml values)."""
+    return _typed_as(value, TomlString, TomlString)
 
 
 def _cpp(value: object, ctype: str = "") -> Code:
@@ -193,6 +252,11 @@ def _cpp(value: object, ctype: str = "") -> Code:
     if isinstance(value, float) and math.isfinite(value):
         return CppFloat(value)
     raise TemplateValueError(f"no C++ literal for {value!r:.60}")
+
+
+def _cpp_int(value: object, ctype: str = "int") -> Code:
+    """An int as a C++ integer literal, range-checked for ``ctype``."""
+    return CppInt(value, ctype)
 
 
 def _cpp_hex(value: object, ctype: str = "uint32_t") -> Code:
@@ -217,6 +281,39 @@ def _refuse(name: str):
         raise TemplateValueError(f"the {name} filter makes untyped text; not allowed in templates")
 
     return refuse
+
+
+def _defined(language_filter):
+    """A misspelt attribute reaches a filter as StrictUndefined, which an isinstance check does
+    not trip: raise Jinja's own 'has no attribute' error for it instead of 'not a str'."""
+
+    @functools.wraps(language_filter)
+    def checked(value: object, *args: object) -> Code:
+        if isinstance(value, jinja2.Undefined):
+            value._fail_with_undefined_error()
+        return language_filter(value, *args)
+
+    return checked
+
+
+LANGUAGE_FILTERS = {
+    name: _defined(language_filter)
+    for name, language_filter in {
+        "py": _py,
+        "py_str": _py_str,
+        "py_hex": _py_hex,
+        "ident": _ident,
+        "cpp_ident": _cpp_ident,
+        "dotted": _dotted,
+        "comment": _comment,
+        "doc": _doc,
+        "cpp": _cpp,
+        "cpp_int": _cpp_int,
+        "cpp_hex": _cpp_hex,
+        "cpp_str": _cpp_str,
+        "toml_str": _toml_str,
+    }.items()
+}
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
@@ -259,11 +356,8 @@ def environment() -> jinja2.Environment:
     env.filters.update(
         _emit=_emit,
         _emit_macro=_emit_macro,
-        py=_py,
-        py_hex=_py_hex,
-        cpp=_cpp,
-        cpp_hex=_cpp_hex,
         join=_join,
+        **LANGUAGE_FILTERS,
     )
     return env
 
@@ -271,10 +365,39 @@ def environment() -> jinja2.Environment:
 def render(template_name: str, **context: object) -> str:
     """Render one template with the given plan objects. (Kernel sources are never rendered nor
     copied: generated code compiles and imports them from the installed dsv41gen.)"""
+    return render_template(environment().get_template(template_name), **context)
+
+
+def render_template(template: jinja2.Template, **context: object) -> str:
+    """Render a compiled template; a value a language filter refuses is an internal error
+    naming the template, line and expression."""
     try:
-        return environment().get_template(template_name).render(**context)
+        return template.render(**context)
     except CodegenValueError as error:
-        raise TemplateValueError(f"templates/{template_name}: {error}") from error
+        raise TemplateValueError(f"{_failed_at(template, error)}: {error}") from error
+
+
+def _failed_at(template: jinja2.Template, error: Exception) -> str:
+    """Where in the template a filter refused a value: Jinja maps the traceback's template
+    frames to template lines, and the line's ``{{ }}`` names the expression."""
+    filename = template.filename or "<template>"
+    line = 0
+    traceback = error.__traceback__
+    while traceback is not None:
+        if traceback.tb_frame.f_code.co_filename == filename:
+            line = traceback.tb_lineno
+        traceback = traceback.tb_next
+    where = f"templates/{template.name}"
+    if not line:
+        return where
+    source = template.environment.loader.get_source(template.environment, template.name)[0]
+    lines = source.splitlines()
+    expressions = _PRINTED.findall(lines[line - 1]) if line <= len(lines) else []
+    shown = ", ".join(f"{{{{ {e} }}}}" for e in expressions)
+    return f"{where}:{line}" + (f": {shown}" if shown else "")
+
+
+_PRINTED = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}")
 
 
 def render_files(files, spec_files_of, settings, license_header: tuple[str, ...]) -> dict[str, str]:

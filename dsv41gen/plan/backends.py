@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..spec.hierarchy import BackendCycle as BackendCycle  # the class a failed order raises
+from ..spec.hierarchy import parent_first, unique_backends
 from ..spec.model import AttentionBackend, BackendKind, Family, KernelBlockSizes
 from .sources import SourceMap
 from .values import Comment, Identifier, PyCode, PyLiteral
@@ -27,14 +29,6 @@ class BlockSizesPlan:
     @property
     def by_family_py(self) -> PyLiteral:
         return PyLiteral({family: list(sizes) for family, sizes in self.by_family})
-
-    @property
-    def default_py(self) -> PyLiteral:
-        return PyLiteral(list(self.default))
-
-    @property
-    def note_comment(self) -> Comment | None:
-        return Comment(self.note) if self.note else None
 
 
 @dataclass(frozen=True)
@@ -55,34 +49,6 @@ class BackendClassPlan:
     inherited: tuple[str, ...]  # what the class takes from its parent, for the docstring
 
     @property
-    def class_ident(self) -> Identifier:
-        return Identifier(self.class_name)
-
-    @property
-    def parent_ident(self) -> Identifier:
-        return Identifier(self.parent)
-
-    @property
-    def variant_ident(self) -> Identifier:
-        return Identifier(self.variant)
-
-    @property
-    def inherited_idents(self) -> tuple[Identifier, ...]:
-        return tuple(Identifier(name) for name in self.inherited)
-
-    @property
-    def name_py(self) -> PyLiteral:
-        return PyLiteral(self.name)
-
-    @property
-    def builder_ident(self) -> Identifier | None:
-        return Identifier(self.builder) if self.builder else None
-
-    @property
-    def head_sizes_py(self) -> PyLiteral:
-        return PyLiteral(list(self.head_sizes or ()))
-
-    @property
     def kv_cache_layouts_py(self) -> PyCode:
         """The tuple of KVCacheLayout members, as Python source."""
         members = [
@@ -101,14 +67,6 @@ class SparseMlaPlan:
     platform: str
     platform_source: Comment
 
-    @property
-    def platform_py(self) -> PyLiteral:
-        return PyLiteral(self.platform)
-
-    @property
-    def name_py(self) -> PyLiteral:
-        return PyLiteral(self.name)
-
 
 @dataclass(frozen=True)
 class BackendsPlan:
@@ -118,14 +76,6 @@ class BackendsPlan:
     engine_parents: tuple[str, ...]
     uses_rocm: bool
     binding_imports: tuple[str, ...]  # names backends.py takes from _binding
-
-    @property
-    def family_ident(self) -> Identifier:
-        return Identifier(self.family)
-
-    @property
-    def binding_imports_py(self) -> tuple[Identifier, ...]:
-        return tuple(Identifier(name) for name in self.binding_imports)
 
 
 def _block_sizes(sizes: KernelBlockSizes, source: str) -> BlockSizesPlan:
@@ -139,62 +89,7 @@ def _unique_backends(family: Family) -> list[tuple[str, AttentionBackend]]:
     """(declaring variant, backend) once per key, parents before children; a child that
     inherits an entry unchanged does not emit it again (validation already rejected two
     different entries under one key)."""
-    return parent_first(_unique_backends_of(family.variants))
-
-
-def _unique_backends_of(variants) -> list[tuple[str, AttentionBackend]]:
-    seen: dict[str, AttentionBackend] = {}
-    ordered = []
-    for variant in variants:
-        for backend in variant.backends:
-            if backend.key in seen:
-                continue
-            seen[backend.key] = backend
-            ordered.append((variant.name, backend))
-    return ordered
-
-
-class BackendCycle(ValueError):
-    """Backends of a family whose parents lead back to themselves: no class can come first."""
-
-    def __init__(self, cycle: tuple[str, ...]):
-        super().__init__(" -> ".join(cycle))
-        self.cycle = cycle  # the first name again at the end
-
-
-def parent_first(
-    backends: list[tuple[str, AttentionBackend]],
-) -> list[tuple[str, AttentionBackend]]:
-    """The (variant, backend) pairs ordered so that every class comes after its parent class
-    of the family (Python binds a base class when the class statement runs, so a child emitted
-    first raises NameError on import), and otherwise in the order the specs declare them.
-    Iterative: a long chain of subclasses must not meet the recursion limit. Raises
-    BackendCycle."""
-    by_key = {backend.key: (variant, backend) for variant, backend in backends}
-    placed: set[str] = set()
-    ordered = []
-    for _, backend in backends:
-        chain: list[str] = []  # backend, its parent, ... up to one already placed or a root
-        key: str | None = backend.key
-        while key in by_key and key not in placed:
-            if key in chain:
-                raise BackendCycle(tuple(chain[chain.index(key) :]) + (key,))
-            chain.append(key)
-            key = by_key[key][1].parent
-        for key in reversed(chain):
-            placed.add(key)
-            ordered.append(by_key[key])
-    return ordered
-
-
-def backend_cycle(variants) -> tuple[str, ...] | None:
-    """The first cycle among the family's backend parents (names, the first again at the
-    end), or None: a family check reports it where the spec names the parent."""
-    try:
-        parent_first(_unique_backends_of(variants))
-    except BackendCycle as cycle:
-        return cycle.cycle
-    return None
+    return parent_first(unique_backends(family.variants))
 
 
 def effective_field(key: str | None, field: str, by_key: dict[str, AttentionBackend]):

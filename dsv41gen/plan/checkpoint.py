@@ -12,7 +12,7 @@ from ..spec.validate import (  # the generated reader bounds checkpoints by the 
     MAX_STAGES,
 )
 from .sources import SourceMap
-from .values import Comment, Identifier, LiteralView, PyLiteral, literal_rows
+from .values import Comment, Identifier, LiteralView, PyLiteral
 
 
 @dataclass(frozen=True)
@@ -130,10 +130,6 @@ class WeightSetPlan:
     source: Comment
 
     @property
-    def py(self) -> LiteralView:
-        return LiteralView(self)
-
-    @property
     def words(self) -> LiteralView:
         """The name lists as one space-separated literal each (``_words("a b")`` in the
         generated table): one line per list, not one per name."""
@@ -157,27 +153,14 @@ class CheckpointPlan:
     weight_sets: tuple[WeightSetPlan, ...]
     blocks: tuple[BlockConstant, ...]  # the weight sets' distinct decoder blocks
     method_sets: tuple[tuple[str, str, str], ...]  # (model_type, method, weight set name)
+    # the bounds the generated reader enforces, the same the spec's counts are validated against
+    max_stages: int = MAX_STAGES
+    max_experts: int = MAX_EXPERTS
 
     @property
     def replaces_blocks(self) -> bool:
         """Whether some block is stated as another's replace() (the module imports it)."""
         return any(b.base is not None for b in self.blocks)
-
-    @property
-    def family_ident(self) -> Identifier:
-        return Identifier(self.family)
-
-    @property
-    def max_stages_py(self) -> PyLiteral:
-        return PyLiteral(MAX_STAGES)
-
-    @property
-    def max_experts_py(self) -> PyLiteral:
-        return PyLiteral(MAX_EXPERTS)
-
-    @property
-    def method_sets_py(self) -> tuple[tuple[PyLiteral, ...], ...]:
-        return literal_rows(self.method_sets)
 
 
 def _block_plan(variant: Variant, ws: WeightSet) -> DecoderBlockPlan:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..spec.model import Family, Method, Variant
 from .sources import SourceMap
-from .values import Comment, DocText, Identifier, PyCode, PyLiteral
+from .values import Comment, DocText, PyCode, PyLiteral
 
 
 def model_type_test(model_types: tuple[str, ...] | list[str]) -> PyCode:
@@ -31,10 +31,6 @@ class Branch:
     sources: tuple[Comment, ...]
 
     @property
-    def value_py(self) -> PyLiteral:
-        return PyLiteral(self.value)
-
-    @property
     def test(self) -> PyCode:
         """The condition on ``model_type`` this branch is taken under (Python source)."""
         return model_type_test(self.model_types)
@@ -49,10 +45,6 @@ class Site:
     branches: tuple[Branch, ...]  # variants with a value, grouped by equal value
     boolean: bool
     return_type: str
-
-    @property
-    def function(self) -> Identifier:
-        return Identifier(self.name)
 
     @property
     def return_annotation(self) -> PyCode:

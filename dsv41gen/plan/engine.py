@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.engine_facts import VLLM_VERSION
-from .values import DottedPath, Identifier
 
 __all__ = ["VLLM_VERSION"]  # the fact lives in spec/engine_facts.py; planners import it here
 
@@ -19,14 +18,6 @@ __all__ = ["VLLM_VERSION"]  # the fact lives in spec/engine_facts.py; planners i
 class EngineImport:
     module: str
     name: str
-
-    @property
-    def module_path(self) -> DottedPath:
-        return DottedPath(self.module)
-
-    @property
-    def name_ident(self) -> Identifier:
-        return Identifier(self.name)
 
 
 MODEL_REGISTRY = EngineImport("vllm", "ModelRegistry")

@@ -23,14 +23,6 @@ class KvSourceCheck:
     message: PyMessage | None
     source: Comment
 
-    @property
-    def listed_in_py(self) -> PyLiteral:
-        return PyLiteral(self.listed_in)
-
-    @property
-    def below_py(self) -> PyLiteral:
-        return PyLiteral(self.below)
-
 
 @dataclass(frozen=True)
 class CompressRatioCheck:
@@ -50,10 +42,6 @@ class CompressRatioCheck:
             return PyCode("compress_ratio")
         return PyCode.format("max({}, compress_ratio)", PyLiteral(self.floor))
 
-    @property
-    def model_type_py(self) -> PyLiteral:
-        return PyLiteral(self.model_type)
-
 
 @dataclass(frozen=True)
 class StateTypes:
@@ -63,10 +51,6 @@ class StateTypes:
     always: tuple[str, ...]  # spec types that are always state-like
     when_unsplit: tuple[str, ...]  # state-like only when no repeat pattern splits the bucket
     source: Comment
-
-    @property
-    def model_type_py(self) -> PyLiteral:
-        return PyLiteral(self.model_type)
 
     @property
     def always_py(self) -> PyCode:
@@ -99,13 +83,10 @@ class KvPlan:
         return any(c.kv_source is not None for c in self.compress_ratio_checks)
 
     @property
-    def family_ident(self) -> Identifier:
-        return Identifier(self.family)
-
-    @property
-    def imports(self) -> tuple[Identifier, ...]:
+    def imports(self) -> tuple[str, ...]:
+        """The state types some bucket names, in _binding's order: what the module imports."""
         used = {n for t in self.state_types for n in t.always + t.when_unsplit}
-        return tuple(Identifier(n) for n in self.all_types if n in used)
+        return tuple(n for n in self.all_types if n in used)
 
 
 MESSAGE_FIELDS = frozenset({"layer_id", "compress_ratio"})

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from dsv41gen.errors import assert_never
 from dsv41gen.kernels import runtime
-from dsv41gen.plan.values import Comment, DocText, Identifier, PyCode, PyLiteral
+from dsv41gen.plan.values import PyCode, PyLiteral
 from dsv41gen.spec import capabilities
 from dsv41gen.spec.model import AmaxFloor, MxFormat, ScalarType, ScalingForm
 
@@ -74,16 +74,8 @@ class Constant:
 
     # what the templates print
     @property
-    def name_id(self) -> Identifier:
-        return Identifier(self.name)
-
-    @property
     def literal_py(self) -> PyCode:
         return PyCode(self.literal)  # the planner formatted it from numbers and dtype names
-
-    @property
-    def source_comment(self) -> Comment:
-        return Comment(self.source)
 
 
 @dataclass(frozen=True)
@@ -110,35 +102,9 @@ class Mxfp8Plan:
     # runtime.source_digest of the kernel and reference sources, checked at import
     kernel_digest: str
     reference_digest: str
-
-    # what the templates print
-    @property
-    def format_doc(self) -> DocText:
-        return DocText(self.format_name)
-
-    @property
-    def format_name_py(self) -> PyLiteral:
-        return PyLiteral(self.format_name)
-
-    @property
-    def layouts_py(self) -> PyLiteral:
-        return PyLiteral(self.layouts)
-
-    @property
-    def kernel_source_py(self) -> PyLiteral:
-        return PyLiteral(KERNEL_SOURCE)
-
-    @property
-    def kernel_digest_py(self) -> PyLiteral:
-        return PyLiteral(self.kernel_digest)
-
-    @property
-    def reference_source_py(self) -> PyLiteral:
-        return PyLiteral(REFERENCE_SOURCE)
-
-    @property
-    def reference_digest_py(self) -> PyLiteral:
-        return PyLiteral(self.reference_digest)
+    # the sources the digests cover, as the generated modules name them to require_sources
+    kernel_source: str = KERNEL_SOURCE
+    reference_source: str = REFERENCE_SOURCE
 
 
 def _hex(value: int) -> str:
@@ -166,7 +132,7 @@ def plan_mxfp8(
 ) -> Mxfp8Plan:
     """Turn the typed MX format into everything the configuration templates print.
 
-    The format is validated against ``capabilities.MXFP8`` (validate.py) before planning; what
+    The format is validated against ``capabilities.MXFP8`` (spec/validate/capability_rules.py) before planning; what
     this emitter cannot generate exactly never reaches it, so a failed assertion here is a bug.
     """
     caps = capabilities.MXFP8

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from ..spec.model import Family, RegistryTable
 from .sources import SourceMap
-from .values import Comment, Identifier, LiteralView, PyLiteral
 
 # Target architectures are the ones a user serves (TARGET_MODELS). vLLM 0.33.0 resolves a draft
 # architecture (DeepSeekV4MTPModel, DSparkDraftModel, ...) through the same ModelRegistry, so
@@ -20,11 +19,7 @@ class RegistryEntry:
     module: str
     class_name: str
     variant: str
-    source: Comment
-
-    @property
-    def py(self) -> LiteralView:
-        return LiteralView(self)
+    source: str  # the spec line the entry comes from, for a comment
 
 
 @dataclass(frozen=True)
@@ -33,18 +28,6 @@ class RegistryTablePlan:
     engine_name: str  # the dict in vLLM's registry.py
     entries: tuple[RegistryEntry, ...]
 
-    @property
-    def name_ident(self) -> Identifier:
-        return Identifier(self.name)
-
-    @property
-    def name_py(self) -> PyLiteral:
-        return PyLiteral(self.name)
-
-    @property
-    def engine_comment(self) -> Comment:
-        return Comment(self.engine_name)
-
 
 @dataclass(frozen=True)
 class RegistryPlan:
@@ -52,23 +35,7 @@ class RegistryPlan:
     variants: tuple[str, ...]
     tables: tuple[RegistryTablePlan, ...]
     target_tables: tuple[str, ...]
-
-    @property
-    def family_ident(self) -> Identifier:
-        return Identifier(self.family)
-
-    @property
-    def variant_idents(self) -> tuple[Identifier, ...]:
-        return tuple(Identifier(v) for v in self.variants)
-
-    @property
-    def target_table_idents(self) -> tuple[Identifier, ...]:
-        return tuple(Identifier(t) for t in self.target_tables)
-
-    @property
-    def registered_tables(self) -> tuple[Identifier, ...]:
-        """The tables register() walks, in order: every table that has an entry."""
-        return tuple(t.name_ident for t in self.tables if t.entries)
+    registered_tables: tuple[str, ...]  # the tables register() walks: each one with an entry
 
 
 def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:
@@ -85,7 +52,7 @@ def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:
                         arch.module,
                         arch.class_name,
                         v.name,
-                        sources.ref(v.name, "architectures", arch.name),
+                        sources.ref_text(v.name, "architectures", arch.name),
                     )
         entries = tuple(first.values())
         tables.append(RegistryTablePlan(table.value.upper() + "_MODELS", table.dict_name, entries))
@@ -94,4 +61,5 @@ def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:
         variants=tuple(v.name for v in family.variants),
         tables=tuple(tables),
         target_tables=tuple(t.value.upper() + "_MODELS" for t in TARGET_TABLES),
+        registered_tables=tuple(t.name for t in tables if t.entries),
     )

@@ -8,7 +8,7 @@ sets, CacheTraits per format, the grid rule), one ``rope_kv_inst_h<N>.cu`` insta
 per kNumHeadsQPadded value, and the Python module ``rope_kv_<variant>.py`` (loader and reference
 configuration, plus the digest of the kernel sources it was generated for).
 
-Validation (validate.py, against capabilities.ROPE_KV) rejects every spec this structure cannot
+Validation (spec/validate/, against capabilities.ROPE_KV) rejects every spec this structure cannot
 implement, at its field; the planner only asserts what validation guarantees.
 
 Kernel structure (fixed by this emitter, checked against the spec below): one warp owns one
@@ -37,10 +37,7 @@ from dsv41gen.plan.values import (
     Comment,
     CppCode,
     CppFloat,
-    CppIdentifier,
     CppString,
-    DocText,
-    Identifier,
     PyLiteral,
 )
 from dsv41gen.spec import capabilities
@@ -94,10 +91,6 @@ class ScalarPlan:
     enumerator: str  # ScalarKind enumerator of rope_kv_common.h: "kBFloat16"
     mangled_name: str  # how the C++ type appears in a demangled symbol
 
-    @property
-    def enumerator_id(self) -> Identifier:
-        return CppIdentifier(self.enumerator)
-
 
 @dataclass(frozen=True)
 class CachePlan:
@@ -134,40 +127,8 @@ class CachePlan:
 
     # what the templates print
     @property
-    def enumerator_id(self) -> Identifier:
-        return CppIdentifier(self.enumerator)
-
-    @property
-    def name_comment(self) -> Comment:
-        return Comment(self.spec_name)
-
-    @property
-    def name_cpp(self) -> CppString:
-        return CppString(self.spec_name)
-
-    @property
-    def description_comment(self) -> Comment:
-        return Comment(self.description)
-
-    @property
-    def description_cpp(self) -> CppString:
-        return CppString(self.description)
-
-    @property
     def cache_dtype_cpp(self) -> CppCode:
         return CppCode(f"CacheDtype::{self.cache_dtype_enumerator}")
-
-    @property
-    def cache_dtype_name_cpp(self) -> CppString:
-        return CppString(self.cache_dtype)
-
-    @property
-    def spec_name_py(self) -> PyLiteral:
-        return PyLiteral(self.spec_name)
-
-    @property
-    def cache_dtype_py(self) -> PyLiteral:
-        return PyLiteral(self.cache_dtype)
 
     @property
     def layout_cpp(self) -> CppCode:
@@ -284,32 +245,8 @@ class RopeKvPlan:
     # --- what the templates print: the fields above, typed for their target language ------
 
     @property
-    def ns(self) -> Identifier:
-        return CppIdentifier(self.namespace)
-
-    @property
-    def namespace_py(self) -> PyLiteral:
-        return PyLiteral(self.namespace)
-
-    @property
-    def variant_id(self) -> Identifier:
-        return Identifier(self.variant_name)
-
-    @property
-    def variant_py(self) -> PyLiteral:
-        return PyLiteral(self.variant_name)
-
-    @property
-    def variant_cpp(self) -> CppString:
-        return CppString(self.variant_name)
-
-    @property
     def heads_cpp(self) -> CppCode:
         return CppCode(self.heads_text)
-
-    @property
-    def heads_text_cpp(self) -> CppString:
-        return CppString(self.heads_text)
 
     @property
     def apply_q_norm_false(self) -> bool:
@@ -332,30 +269,6 @@ class RopeKvPlan:
         return CppCode(", ".join(f"CacheKind::{c.enumerator}" for c in self.caches))
 
     @property
-    def input_dtypes_text_cpp(self) -> CppString:
-        return CppString(self.input_dtypes_text)
-
-    @property
-    def cache_dtypes_text_cpp(self) -> CppString:
-        return CppString(self.cache_dtypes_text)
-
-    @property
-    def cache_formats_text_cpp(self) -> CppString:
-        return CppString(self.cache_formats_text)
-
-    @property
-    def rope_style_comment(self) -> Comment:
-        return Comment(self.rope_style)
-
-    @property
-    def grid_rule_comment(self) -> Comment:
-        return Comment(self.grid_rule)
-
-    @property
-    def grid_rule_doc(self) -> DocText:
-        return DocText(self.grid_rule)
-
-    @property
     def grid_rule_code(self) -> CppCode:
         return CppCode(self.grid_rule_cpp)
 
@@ -371,30 +284,6 @@ class RopeKvPlan:
     @property
     def packed_format_by_family_py(self) -> PyLiteral:
         return PyLiteral(dict(self.packed_format_by_family))
-
-    @property
-    def packed_format_default_py(self) -> PyLiteral:
-        return PyLiteral(self.packed_format_default)
-
-    @property
-    def csrc_dir_doc(self) -> DocText:
-        return DocText(self.csrc_dir)
-
-    @property
-    def csrc_dir_py(self) -> PyLiteral:
-        return PyLiteral(self.csrc_dir)
-
-    @property
-    def extension_name_py(self) -> PyLiteral:
-        return PyLiteral(self.extension_name)
-
-    @property
-    def units_py(self) -> tuple[PyLiteral, ...]:
-        return tuple(PyLiteral(u.file_name) for u in self.units)
-
-    @property
-    def kernel_digest_py(self) -> PyLiteral:
-        return PyLiteral(self.kernel_digest)
 
 
 # --- helpers ------------------------------------------------------------------------------------
@@ -515,7 +404,7 @@ def _nan_to_negative_max(rule: Fp8Nan | None) -> bool:
 
 
 def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: int) -> CachePlan:
-    """One cache format. validate.py (_check_cache_format, _check_cache_numerics and
+    """One cache format. spec/validate/ (_check_cache_format, _check_cache_numerics and
     check_rope_kv_capabilities) guarantees everything asserted here."""
     dtype_enumerator = _CACHE_DTYPES[fmt.cache_dtype]
     data_bytes = fmt.fp8_values + 2 * fmt.bf16_values
@@ -594,7 +483,7 @@ def _plan_cache(fmt: CacheFormat, kernel: RopeKvInsertKernel, values_per_lane: i
 def plan_rope_kv(kernel: RopeKvInsertKernel, variant_name: str) -> RopeKvPlan:
     """Plan the configuration one variant's kernels are compiled and imported with.
 
-    The spec is validated first (validate.py: _rope_kv_insert and check_rope_kv_capabilities,
+    The spec is validated first (spec/validate/: _rope_kv_insert and check_rope_kv_capabilities,
     against capabilities.ROPE_KV); a failed assertion here is a bug in dsv41gen."""
     caps = capabilities.ROPE_KV
     assert variant_name.isidentifier(), variant_name
@@ -709,30 +598,3 @@ def source_context(plan: RopeKvPlan, source: SourceFile) -> dict[str, object]:
     """What source's template is rendered with: the plan, and the file's instantiation unit."""
     unit = next((u for u in plan.units if u.num_heads_q_padded == source.num_heads_q_padded), None)
     return {"plan": plan, "unit": unit}
-
-
-def render_rope_kv(plan: RopeKvPlan) -> dict[str, str]:
-    """Render the variant's files; keys are paths relative to the family output directory."""
-    from dsv41gen.emit.render import render
-
-    return {src.path: render(src.template, **source_context(plan, src)) for src in plan.sources}
-
-
-def write_rope_kv(plan: RopeKvPlan, directory) -> None:
-    """Render the variant into ``directory`` for development builds (tests, benchmarks), leaving
-    files whose text is unchanged untouched so an extension build there stays up to date, and
-    removing the variant's csrc files the plan no longer has (an include there would shadow)."""
-    from pathlib import Path
-
-    texts = render_rope_kv(plan)
-    csrc = Path(directory) / plan.csrc_dir
-    if csrc.is_dir():
-        for stale in csrc.iterdir():
-            if stale.is_file() and f"{plan.csrc_dir}/{stale.name}" not in texts:
-                stale.unlink()
-    for relative, text in texts.items():
-        path = Path(directory) / relative
-        if path.is_file() and path.read_text() == text:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)

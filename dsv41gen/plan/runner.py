@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from ..spec.model import CudaGraphMode, Family, ForbiddenRunnerMode, ModelRunner, RunnerRequirement
 from .messages import with_display_name
 from .sources import SourceMap
-from .values import Comment, Identifier, PyLiteral
 
 PIECEWISE_MODES = frozenset(m for m in CudaGraphMode if m.has_piecewise_cudagraphs)
 
@@ -29,15 +28,7 @@ class RequirementPlan:
     speculative_method: str | None
     adaptive_verification: bool
     feature: str
-    source: Comment
-
-    @property
-    def method_py(self) -> PyLiteral:
-        return PyLiteral(self.speculative_method)
-
-    @property
-    def feature_py(self) -> PyLiteral:
-        return PyLiteral(self.feature)
+    source: str  # the spec field, for a comment
 
 
 @dataclass(frozen=True)
@@ -49,12 +40,8 @@ class RunnerLacksPlan:
     requirements: tuple[RequirementPlan, ...]
 
     @property
-    def prefix_py(self) -> PyLiteral:
-        return PyLiteral(self.prefix)
-
-    @property
-    def list_ident(self) -> Identifier:
-        return Identifier("unsupported_on_v2" if self.use_v2_model_runner else "unsupported_on_v1")
+    def list_name(self) -> str:
+        return "unsupported_on_v2" if self.use_v2_model_runner else "unsupported_on_v1"
 
 
 @dataclass(frozen=True)
@@ -69,26 +56,14 @@ class ForbiddenModePlan:
     mode_names: tuple[str, ...]
     allowed_mode_names: tuple[str, ...]
     message: str
-    source: Comment
-
-    @property
-    def mode_names_py(self) -> PyLiteral:
-        return PyLiteral(list(self.mode_names))
-
-    @property
-    def architectures_py(self) -> PyLiteral:
-        return PyLiteral(list(self.architectures or ()))
-
-    @property
-    def message_py(self) -> PyLiteral:
-        return PyLiteral(self.message)
+    source: str  # the spec field, for a comment
 
 
 @dataclass(frozen=True)
 class RunnerPlan:
     family: str
-    v2_default_architectures: tuple[tuple[str, Comment], ...]  # (architecture, source)
-    v1_default_architectures: tuple[tuple[str, Comment], ...]
+    v2_default_architectures: tuple[tuple[str, str], ...]  # (architecture, source)
+    v1_default_architectures: tuple[tuple[str, str], ...]
     forbidden: tuple[ForbiddenModePlan, ...]
     lacks: tuple[RunnerLacksPlan, ...]  # per refusing runner, V1 first
     all_architectures: tuple[str, ...]
@@ -100,18 +75,6 @@ class RunnerPlan:
     @property
     def has_defaults(self) -> bool:
         return bool(self.v2_default_architectures or self.v1_default_architectures)
-
-    @property
-    def family_ident(self) -> Identifier:
-        return Identifier(self.family)
-
-    @property
-    def v2_defaults_py(self) -> tuple[tuple[PyLiteral, Comment], ...]:
-        return tuple((PyLiteral(a), s) for a, s in self.v2_default_architectures)
-
-    @property
-    def v1_defaults_py(self) -> tuple[tuple[PyLiteral, Comment], ...]:
-        return tuple((PyLiteral(a), s) for a, s in self.v1_default_architectures)
 
 
 def _forbidden_plan(mode: ForbiddenRunnerMode, message: str, source: str) -> ForbiddenModePlan:
@@ -131,7 +94,7 @@ def _forbidden_plan(mode: ForbiddenRunnerMode, message: str, source: str) -> For
     )
 
 
-def _lacks(requirements: dict[tuple, tuple[RunnerRequirement, Comment]]) -> tuple:
+def _lacks(requirements: dict[tuple, tuple[RunnerRequirement, str]]) -> tuple:
     plans = []
     for refusing in (ModelRunner.V1, ModelRunner.V2):
         members = tuple(
@@ -153,9 +116,9 @@ def _lacks(requirements: dict[tuple, tuple[RunnerRequirement, Comment]]) -> tupl
 
 
 def plan_runner(family: Family, sources: SourceMap) -> RunnerPlan:
-    defaults: dict[str, tuple[str, Comment]] = {}
+    defaults: dict[str, tuple[str, str]] = {}
     forbidden: dict[tuple, ForbiddenModePlan] = {}
-    requirements: dict[tuple, tuple[RunnerRequirement, Comment]] = {}
+    requirements: dict[tuple, tuple[RunnerRequirement, str]] = {}
     for variant in family.variants:
         for requirement in variant.runner.requirements:
             # inherited unchanged by a child: one check serves both
@@ -163,20 +126,27 @@ def plan_runner(family: Family, sources: SourceMap) -> RunnerPlan:
                 (requirement.name, requirement),
                 (
                     requirement,
-                    sources.ref(variant.name, "runner", "requires_model_runner", requirement.name),
+                    sources.ref_text(
+                        variant.name, "runner", "requires_model_runner", requirement.name
+                    ),
                 ),
             )
         for arch, runner in variant.runner.default_model_runner:
             defaults.setdefault(
                 arch,
-                (runner.value, sources.ref(variant.name, "runner", "default_model_runner", arch)),
+                (
+                    runner.value,
+                    sources.ref_text(variant.name, "runner", "default_model_runner", arch),
+                ),
             )
         for mode in variant.runner.forbidden_modes:
             message = with_display_name(mode.message, variant)
             key = (mode, message)
             if key not in forbidden:  # inherited unchanged by a child: one check serves both
                 forbidden[key] = _forbidden_plan(
-                    mode, message, sources.ref(variant.name, "runner", "forbidden_modes", mode.name)
+                    mode,
+                    message,
+                    sources.ref_text(variant.name, "runner", "forbidden_modes", mode.name),
                 )
     return RunnerPlan(
         family=family.name,

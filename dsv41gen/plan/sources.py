@@ -27,5 +27,10 @@ class SourceMap:
     def ref(self, variant: str, *path: object) -> Comment:
         """'deepseek_v41.yaml attention_backends.X.kernel_block_sizes': the file that wrote it,
         as comment text (a spec file name or key reaches generated files only this way)."""
+        return Comment(self.ref_text(variant, *path))
+
+    def ref_text(self, variant: str, *path: object) -> str:
+        """The same reference as plain text, for a plan of plain data: the template prints it
+        through ``| comment``."""
         location = self._provenance[variant].where(tuple(path))
-        return Comment(f"{PurePosixPath(location.file).name} {'.'.join(str(p) for p in path)}")
+        return f"{PurePosixPath(location.file).name} {'.'.join(str(p) for p in path)}"

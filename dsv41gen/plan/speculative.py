@@ -28,18 +28,6 @@ class MethodMessagePlan:
     message: str
     source: Comment
 
-    @property
-    def model_type_py(self) -> PyLiteral:
-        return PyLiteral(self.model_type)
-
-    @property
-    def method_py(self) -> PyLiteral:
-        return PyLiteral(self.method)
-
-    @property
-    def message_py(self) -> PyLiteral:
-        return PyLiteral(self.message)
-
 
 @dataclass(frozen=True)
 class ForbiddenPlan(MethodMessagePlan):
@@ -139,10 +127,6 @@ class MethodPlan:
     some_variant_names_an_architecture: bool
     has_default_sources: bool  # some variant reads the default from draft-config fields
 
-    @property
-    def key_py(self) -> PyLiteral:
-        return PyLiteral(self.method)
-
     def site(self, question: str) -> Identifier:
         """The dispatch function answering ``question`` for this method."""
         return Identifier(f"{self.method}_{question}")
@@ -175,10 +159,13 @@ class SpeculativePlan:
     adaptive_methods: tuple[str, ...]  # methods some variant verifies adaptively
     some_drafts_lack_architecture: bool
     sites: tuple[Site, ...]
-
-    @property
-    def family_ident(self) -> Identifier:
-        return Identifier(self.family)
+    # engine facts the module states (vLLM's order of SpeculativeMethod, its wording)
+    vllm_version: str = VLLM_VERSION
+    methods_before_mtp: tuple[str, ...] = METHODS_BEFORE_MTP  # names before MTPModelTypes
+    mtp_model_types: tuple[str, ...] = MTP_MODEL_TYPES
+    methods_after_mtp: tuple[str, ...] = METHODS_AFTER_MTP
+    method_title: str = SPECULATIVE_CONFIG_TITLE
+    missing_default_message: str = MISSING_DEFAULT_MESSAGE
 
     @property
     def quantization_methods(self) -> tuple[MethodPlan, ...]:
@@ -187,55 +174,10 @@ class SpeculativePlan:
         return tuple(m for m in self.methods if f"{m.method}_target_quantization" in names)
 
     @property
-    def vllm_version(self) -> PyCode:
-        return PyCode(VLLM_VERSION)
-
-    @property
-    def methods_before_mtp_py(self) -> PyLiteral:
-        """SpeculativeMethod's names before its MTPModelTypes part (vLLM's order)."""
-        return PyLiteral(METHODS_BEFORE_MTP)
-
-    @property
-    def mtp_model_types_py(self) -> PyLiteral:
-        return PyLiteral(MTP_MODEL_TYPES)
-
-    @property
-    def methods_after_mtp_py(self) -> PyLiteral:
-        return PyLiteral(METHODS_AFTER_MTP)
-
-    @property
-    def method_title_py(self) -> PyLiteral:
-        return PyLiteral(SPECULATIVE_CONFIG_TITLE)
-
-    @property
-    def missing_default_message(self) -> PyLiteral:
-        return PyLiteral(MISSING_DEFAULT_MESSAGE)
-
-    @property
     def warns(self) -> bool:
         """Some method warns above a token count (num_speculative_tokens.warn_above): only then
         does the module need `warnings`."""
         return any(r.warn_above is not None for m in self.methods for r in m.rules)
-
-    @property
-    def display_names_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
-        return tuple((PyLiteral(mt), PyLiteral(name)) for mt, name in self.display_names)
-
-    @property
-    def family_methods_py(self) -> PyLiteral:
-        return PyLiteral(list(self.family_methods))
-
-    @property
-    def allowed_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
-        return tuple((PyLiteral(mt), PyLiteral(list(methods))) for mt, methods in self.allowed)
-
-    @property
-    def judged_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
-        return tuple((PyLiteral(mt), PyLiteral(list(methods))) for mt, methods in self.judged)
-
-    @property
-    def adaptive_messages_py(self) -> tuple[tuple[PyLiteral, PyLiteral], ...]:
-        return tuple((PyLiteral(mt), PyLiteral(m)) for mt, m in self.adaptive_messages)
 
     @property
     def adaptive_sites(self) -> tuple[tuple[PyLiteral, Identifier], ...]:

@@ -30,10 +30,11 @@ comment / docstring      ``Comment(text)``: one printable line, safe after ``#``
 text                     ``DocText(text)``: the same, escaped for the inside of a ``\"\"\"``
 =======================  ===================================================================
 
-Numbers and booleans a template prints may also go through the ``py`` / ``cpp`` filters
-(``{{ plan.head_dim | cpp }}``), which accept only None, bool, int and float (and tuples /
-lists of them for ``py``): a number cannot carry code, and its spelling is the template's
-layout. Strings never go through a filter: the planner decides what a string becomes.
+Plain data (str, int, tuples) goes through a language filter at the print site instead
+(``{{ plan.family | ident }}``, ``{{ e.module | py_str }}``, ``{{ note | comment }}``,
+``{{ plan.head_dim | cpp }}``; the list is ``render.LANGUAGE_FILTERS``): each filter builds the
+typed value below, so it escapes or checks exactly as the class does. The classes stay for
+what a planner composes (messages with fields, planner code) and for the filters themselves.
 ``{{ items | join(", ") }}`` joins typed values into typed code. A macro's output (already
 rendered from typed values) may be printed as ``{{ macro(args) }}``.
 
@@ -48,6 +49,9 @@ import re
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+
+from ..errors import _escape_unprintable
+from ..errors import terminal_text as terminal_text  # the same cleaning, for a terminal
 
 _ASCII_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -420,10 +424,6 @@ class CppCode(Code):
 # (Trojan Source, CVE-2021-42574: U+202A-202E, U+2066-2069, U+200E/200F, U+061C are category
 # Cf), ESC and every other C0/C1 control, NUL, line and paragraph separators. str.isprintable()
 # is False for all of them (categories Cc, Cf, Cs, Co, Cn, Zl, Zp and every space but " ").
-def _escape_unprintable(ch: str) -> str:
-    return repr(ch)[1:-1] if len(repr(ch)) > 3 else f"\\x{ord(ch):02x}"
-
-
 def one_line(text: object) -> str:
     """``text`` as one printable line: whitespace runs (newlines, tabs, U+2028, ...) become one
     space, other unprintable characters are shown escaped (``\\u202e``, ``\\x1b``)."""
@@ -431,21 +431,6 @@ def one_line(text: object) -> str:
     if flat.isprintable():
         return flat
     return "".join(c if c.isprintable() else _escape_unprintable(c) for c in flat)
-
-
-def terminal_text(text: object) -> str:
-    """Text for a terminal: each line made printable (see ``one_line``), line breaks kept as
-    ``\\n`` only and tabs kept; a CR, form feed, ESC or U+2028 inside a line is shown escaped."""
-    lines = str(text).split("\n")
-    out = []
-    for line in lines:
-        if line.isprintable():
-            out.append(line)
-        else:
-            out.append(
-                "".join(c if c.isprintable() or c == "\t" else _escape_unprintable(c) for c in line)
-            )
-    return "\n".join(out)
 
 
 # What makes a comment on line 1 or 2 a source-encoding declaration (the tokenizer's own

@@ -2,7 +2,7 @@
 
 The emitters (plan/mxfp8.py, plan/rope_kv.py) generate exact code for a fixed kernel structure;
 a spec value outside what that structure implements is a spec error, not a planner failure.
-The tables here say what the structure implements; ``validate.py`` checks every spec against
+The tables here say what the structure implements; ``spec/validate/`` checks every spec against
 them (on the typed model, every violated entry reported at its own field), and the planners
 only assert what these tables promise. Widening what an emitter supports means changing its
 code and the entry here together.

@@ -1001,6 +1001,17 @@ _KV_CACHE = Obj(
                 ),
             ),
         ),
+        Field(
+            "cache_spec_types",
+            Map(keys=Str(pattern=SNAKE_CASE), values=Str(pattern=IDENTIFIER)),
+            doc=(
+                "Per cache the variant's layers allocate (swa, compressed_kv, "
+                "compressor_state, ...): the KV spec type vLLM plans it with, a key of "
+                "spec_types. The state-like types among them (or their state-like "
+                "ancestors) are the entries `emit --vllm-tree` writes into is_state_bucket's "
+                "tables, so dropping the only variant whose caches use a type drops the type."
+            ),
+        ),
         Field("compress_ratios", _COMPRESS_RATIOS),
         Field(
             "unsupported_compress_ratio_message",

@@ -744,6 +744,25 @@ class KvCache:
     # the layer constructor checks max(floor, the config's ratio) (None: the ratio as it is)
     compress_ratio_floor: int | None = None
     kv_source_compressor: KvSourceCompressor | None = None
+    # kv_cache.cache_spec_types: cache name -> the KV spec type vLLM plans it with
+    cache_spec_types: tuple[tuple[str, str], ...] = ()
+
+    def state_types_in_use(self) -> tuple[list[str], list[str]]:
+        """The state-like types (always, when unsplit) the variant's caches are planned with:
+        each cache's type or its nearest state-like ancestor (isinstance covers subclasses)."""
+        by_name = {t.name: t for t in self.spec_types}
+        always: list[str] = []
+        unsplit: list[str] = []
+        for _, name in self.cache_spec_types:
+            t = by_name.get(name)
+            while t is not None and t.state_like is StateLike.NEVER:
+                t = by_name.get(t.parent) if t.parent else None
+            if t is None:
+                continue
+            target = always if t.state_like is StateLike.ALWAYS else unsplit
+            if t.name not in target:
+                target.append(t.name)
+        return always, unsplit
 
     @staticmethod
     def parse(d: dict) -> KvCache:
@@ -771,6 +790,7 @@ class KvCache:
             KvSourceCompressor.parse(d["kv_source_compressor"])
             if "kv_source_compressor" in d
             else None,
+            tuple(d.get("cache_spec_types", {}).items()),
         )
 
 

@@ -1582,6 +1582,9 @@ SITES: dict[str, Callable[[dict[str, dict]], dict[str, dict]]] = {
 
 
 def main() -> None:
+    import driver_hybrid
+
+    SITES.update(driver_hybrid.SITES)
     site = sys.argv[1]
     cases = json.load(sys.stdin)
     print(json.dumps(SITES[site](cases), sort_keys=True, default=repr))

@@ -22,9 +22,9 @@ from dsv41gen.plan.engine import ENGINE_SETS  # noqa: E402
 
 def _stated() -> dict[str, list[str]]:
     """Each architecture's engine_sets as its spec entry writes them (all are stated)."""
-    (inputs,) = load_families(sorted(SPECS.glob("*.yaml")), warn=lambda _line: None)
     out: dict[str, list[str]] = {}
-    for variant in inputs.family.variants:
+    families = load_families(sorted(SPECS.glob("*.yaml")), warn=lambda _line: None)
+    for variant in (v for inputs in families for v in inputs.family.variants):
         for architecture in variant.architectures:
             out[architecture.name] = sorted(architecture.engine_sets or ())
     return out

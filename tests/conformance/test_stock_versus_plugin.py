@@ -29,7 +29,14 @@ import pytest
 from conformancerules import conformance_failure, is_engine_crash
 
 sys.path.append(str(Path(__file__).resolve().parents[1] / "plugin"))
-from pluginhelpers import SPECS, Driver, build_family, install_plugin, write_model  # noqa: E402
+from pluginhelpers import (  # noqa: E402
+    SPECS,
+    Driver,
+    build_family,
+    family_packages,
+    install_plugin,
+    write_model,
+)
 
 from dsv41gen.commands.pipeline import load_families  # noqa: E402
 
@@ -49,9 +56,10 @@ FP8_CHECKPOINT = {
 MINIMUM_CASES = 3000
 
 
-def _family():
-    (inputs,) = load_families(sorted(SPECS.glob("*.yaml")), warn=lambda _line: None)
-    return inputs.family
+def _families():
+    """Every family of the specs: their plugins are installed together, and each family's
+    matrix runs with all of them loaded."""
+    return [i.family for i in load_families(sorted(SPECS.glob("*.yaml")), warn=lambda _l: None)]
 
 
 def _methods(family) -> list[str | None]:
@@ -64,10 +72,24 @@ def _target_architecture(variant) -> str:
     return next(a.name for a in variant.architectures if a.registry.value != "speculative_decoding")
 
 
+def _is_hybrid(variant) -> bool:
+    return "linear_attention" in (dict(variant.hf_config).get("layer_types") or ())
+
+
+def _nextn_field(variant) -> str:
+    """The draft-layer count vLLM reads for this variant's MTP draft: the hybrid (Qwen) line
+    reads mtp_num_hidden_layers first (config/speculative.py), DeepSeek num_nextn_predict_layers."""
+    return "mtp_num_hidden_layers" if _is_hybrid(variant) else "num_nextn_predict_layers"
+
+
 def _hf_fields(variant, nextn: int | None) -> dict:
-    fields = {k: v for k, v in variant.hf_config if k == "dspark_block_size"}
+    # a hybrid checkpoint needs its layer kinds and GDN dimensions to build at all
+    keep = dict(variant.hf_config) if _is_hybrid(variant) else {}
+    keep.pop(_nextn_field(variant), None)
+    keep = {k: list(v) if isinstance(v, tuple) else v for k, v in keep.items()}
+    fields = keep | {k: v for k, v in variant.hf_config if k == "dspark_block_size"}
     if nextn is not None:
-        fields["num_nextn_predict_layers"] = nextn
+        fields[_nextn_field(variant)] = nextn
     return fields
 
 
@@ -106,6 +128,7 @@ def build_matrix(family, root: Path) -> list[dict]:
                             for draft in (None, model, *drafts.values()):
                                 cases.append(
                                     {
+                                        "variant": variant.name,
                                         "kind": "speculative",
                                         "model": model,
                                         "target_quantization": quantization,
@@ -218,14 +241,16 @@ def _kind_of_difference(case: dict, before: dict, after: dict) -> str:
 @pytest.fixture(scope="module")
 def plugin_site(vllm_python, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("stock-versus-plugin")
-    package = build_family(SPECS, root / "out")
-    return install_plugin(package, vllm_python, root)
+    build_family(SPECS, root / "out")
+    packages = family_packages(root / "out")
+    assert len(packages) == len(_families()), packages
+    return install_plugin(packages, vllm_python, root)
 
 
 @pytest.fixture(scope="module")
 def compared(vllm_python, plugin_site, tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp("matrix")
-    cases = build_matrix(_family(), root / "models")
+    cases = [c for family in _families() for c in build_matrix(family, root / family.name)]
     driver = Driver(vllm_python)
     started = time.process_time(), time.monotonic()
     stock = driver.run(cases, None, root / "stock")
@@ -243,6 +268,13 @@ def test_the_matrix_is_large_and_reaches_both_outcomes(compared):
     assert outcomes["ok"] > len(cases) // 10 and outcomes["error"], outcomes
     # the fp8 cases reach vLLM's fp8 quantization (a venv without its imports errs on every
     # one of them alike, and would compare nothing)
+    # every variant's speculative cases build somewhere in stock vLLM: a variant whose every
+    # case errs alike (its model class does not import in the venv) would compare nothing
+    built = Counter(
+        c["variant"] for c, r in zip(cases, stock) if c.get("variant") and r["outcome"] == "ok"
+    )
+    variants = {c["variant"] for c in cases if c.get("variant")}
+    assert set(built) == variants, f"variants no case builds for: {sorted(variants - set(built))}"
     fp8 = [
         r
         for c, r in zip(cases, stock)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -186,3 +187,61 @@ def test_shell_steps_on_a_shallow_clone_of_a_pull_request(tmp_path):
     text = (work / "review.md").read_text()
     assert text.startswith("### dsv41gen: spec changes against `origin/main`")
     assert "kernel_block_sizes" in text
+
+
+def _expression(condition: str, event: dict) -> bool:
+    """GitHub's ``a == b`` expression over dotted context paths (all this workflow uses)."""
+    left, right = (part.strip() for part in condition.split("=="))
+
+    def value(path: str):
+        node = event
+        for key in path.split("."):
+            node = node[key]
+        return node
+
+    return value(left) == value(right)
+
+
+def _pull_request(head_repository: str) -> dict:
+    return {
+        "github": {
+            "repository": "org/models",
+            "event": {"pull_request": {"head": {"repo": {"full_name": head_repository}}}},
+        }
+    }
+
+
+def test_a_fork_pull_request_gets_the_review_without_a_comment(tmp_path):
+    """A fork's token cannot comment (403): the comment step is skipped for it, and the review
+    reaches the job summary on every pull request."""
+    post = _step("Post the review")
+    condition = post.get("if", "true == true").removeprefix("${{").removesuffix("}}")
+    assert not _expression(condition, _pull_request("someone/models"))
+    assert _expression(condition, _pull_request("org/models"))
+    summary_file = tmp_path / "summary.md"
+    (tmp_path / "review.md").write_text(REVIEW)
+    summary = _bash(
+        _step("The review in the job summary")["run"],
+        tmp_path,
+        {**os.environ, "GITHUB_STEP_SUMMARY": str(summary_file)},
+    )
+    assert summary.returncode == 0, summary.stderr
+    assert summary_file.read_text() == REVIEW
+    assert "if" not in _step("The review in the job summary")
+
+
+def test_the_formatters_are_pinned_to_those_generated_was_formatted_with():
+    """Another ruff minor or clang-format major may format differently: the CI example pins
+    the releases this repository's generated/ is checked with, and installs them."""
+    from importlib.metadata import version
+
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    pins = dict(pin.split("==") for pin in workflow["env"]["FORMATTERS"].split())
+    assert pins == {"ruff": version("ruff"), "clang-format": version("clang-format")}
+    assert "$FORMATTERS" in _step("Install dsv41gen")["run"]
+
+
+def test_the_header_names_test_files_that_exist():
+    named = re.findall(r"^#.*?(tests/\S+\.py)", WORKFLOW.read_text(), re.M)
+    assert named
+    assert [path for path in named if not (REPO / path).is_file()] == []

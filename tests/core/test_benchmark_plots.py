@@ -58,3 +58,34 @@ def test_committed_plots_are_reproduced_byte_for_byte(tmp_path):
         # its Q + KV rows at 512 tokens is 151 KB at DPI (a doubled DPI would be about 4x)
         assert len(fresh) < 200_000
     assert plotted >= 2  # the MXFP8 and the RoPE + KV results at least
+
+
+@pytest.mark.slow
+def test_no_legend_covers_a_data_point(tmp_path, monkeypatch):
+    """Each committed result replotted: no data point (line vertex or scatter mark) lies inside
+    its axes' legend, in the drawn figure's pixels."""
+    pytest.importorskip("matplotlib", reason="pip install -e '.[plots]'")
+    import matplotlib.pyplot as plt
+
+    figures = []
+    monkeypatch.setattr(plt, "close", figures.append)
+    plot = _plot_module()
+    for result in sorted(RESULTS.glob("*.json")):
+        copy = tmp_path / result.name
+        shutil.copy(result, copy)
+        if plot.write_plot(copy) is None:
+            continue
+        figure = figures[-1]
+        figure.canvas.draw()
+        for ax in figure.axes:
+            legend = ax.get_legend()
+            if legend is None or not ax.get_visible():
+                continue
+            box = legend.get_window_extent()
+            points = [p for line in ax.lines for p in ax.transData.transform(line.get_xydata())]
+            points += [
+                p for marks in ax.collections for p in ax.transData.transform(marks.get_offsets())
+            ]
+            covered = [tuple(p) for p in points if box.contains(*p)]
+            assert points and not covered, f"{result.name} {ax.get_title()!r}: {covered[:5]}"
+    assert figures

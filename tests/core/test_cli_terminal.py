@@ -126,8 +126,8 @@ def _on_a_tty(args: list[str], cwd: Path, env: dict[str, str]) -> str:
 
 
 def test_colour_on_a_terminal_only(specs_copy, tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
-    base = {"NO_COLOR": ""}
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    base = {"NO_COLOR": "", "FORCE_COLOR": "", "TERM": "xterm"}
     assert cli(["build", f"specs/{V41}"], tmp_path).rc == 0
     spec = specs_copy / V41
     spec.write_text(spec.read_text().replace("        sm90: [64]\n", "        sm90: [32]\n"))
@@ -153,6 +153,54 @@ def test_colour_on_a_terminal_only(specs_copy, tmp_path):
     error = _on_a_tty(["check"], tmp_path, base)
     assert f"{ESC}31m" in error and "variant.bogus: unknown field 'bogus'" in error
     assert ESC not in _on_a_tty(["check"], tmp_path, {"NO_COLOR": "1"})
+
+
+def test_force_color_and_a_dumb_terminal(specs_copy, tmp_path):
+    """FORCE_COLOR colours a pipe; TERM=dumb and NO_COLOR keep a terminal plain; NO_COLOR wins
+    over FORCE_COLOR, and FORCE_COLOR over TERM=dumb (CPython's order)."""
+    spec = specs_copy / V41
+    spec.write_text(
+        spec.read_text().replace(
+            "  model_type: deepseek_v41\n", "  model_type: deepseek_v41\n  bogus: 1\n"
+        )
+    )
+    quiet = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+
+    def piped(**env: str) -> str:
+        run = subprocess.run(
+            [sys.executable, "-m", "dsv41gen", "check"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env={**quiet, "TERM": "xterm", **env},
+        )
+        assert "variant.bogus: unknown field 'bogus'" in run.stderr, run.stderr
+        return run.stderr
+
+    assert f"{ESC}31m" in piped(FORCE_COLOR="1")
+    assert f"{ESC}31m" in piped(FORCE_COLOR="1", TERM="dumb")
+    assert ESC not in piped(FORCE_COLOR="1", NO_COLOR="1")
+    assert ESC not in piped()
+    tty = {"NO_COLOR": "", "FORCE_COLOR": ""}
+    assert f"{ESC}31m" in _on_a_tty(["check"], tmp_path, {**tty, "TERM": "xterm"})
+    assert ESC not in _on_a_tty(["check"], tmp_path, {**tty, "TERM": "dumb"})
+
+
+def test_check_with_a_mistyped_out_says_so_in_one_line(specs_copy, tmp_path):
+    """`check --out <typo>`: one located line naming the directory, not one per file."""
+    assert cli(["build", f"specs/{V41}"], tmp_path).rc == 0
+    result = subprocess.run(
+        [sys.executable, "-m", "dsv41gen", "check", "--out", "generatd"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 3
+    assert result.stdout == ""
+    assert result.stderr.splitlines() == [
+        "generatd/deepseek_v4: missing: no generated package here, and generatd does not "
+        "exist (check --out; `dsv41gen build --out generatd` writes it)"
+    ]
 
 
 def test_unknown_method_did_you_mean(tmp_path, specs_copy):

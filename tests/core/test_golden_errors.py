@@ -289,6 +289,14 @@ specs/deepseek_v4.yaml:@parent: AttentionSpc@:26: kv_cache.spec_types.CircularBu
 """,
     ),
     (
+        # kv_cache.cache_spec_types names a type the hierarchy does not declare
+        "cache_spec_type_unknown",
+        [(V41, "compressor_state: CircularBufferSpec", "compressor_state: CircularBuferSpec")],
+        """
+specs/deepseek_v41.yaml:@compressor_state: CircularBuferSpec@:5: kv_cache.cache_spec_types.compressor_state: unknown KV spec type 'CircularBuferSpec' for cache 'compressor_state'; name a key of kv_cache.spec_types (or declare the type there); did you mean 'CircularBufferSpec'?
+""",
+    ),
+    (
         # issue 26 item 4: kv_cache.layouts reached no generated code (a junk block_size_rule
         # was accepted, and the review called its edits BEHAVIOUR); it left the language, and
         # a spec that still writes it is told what to do
@@ -988,6 +996,7 @@ def test_golden_case_count_and_rules_covered():
         "backend_parents": "backend_parent_unknown",
         "runner_architectures_known": "runner_architecture_unknown",
         "kv_spec_types": "kv_spec_type_unknown",
+        "kv_cache_spec_types": "cache_spec_type_unknown",
         "mx_format": "scaling_divide_rejected_with_reason",
         "rope_kv_capabilities": "capabilities_reported_at_each_field",
         "rope_kv_insert": "num_heads_q_padded_not_multiple_of_8",

@@ -128,7 +128,7 @@ def rope_kv_kernel_spec(variant: str):
 
 
 def render_rope_kv_into(directory: Path, plan) -> Path:
-    from dsv41gen.plan.rope_kv import render_rope_kv
+    from dsv41gen.emit.rope_kv import render_rope_kv
 
     for relative, text in render_rope_kv(plan).items():
         path = directory / relative
@@ -181,7 +181,8 @@ def exact_math_kernel():
 def build_exact_math(root: str) -> None:
     """Render and build the exact-math variant where the ops fixture finds it under
     ROPE_KV_BUILD_DIR=root (scripts/gpu_rope_kv.sh builds it beside the specs' variants)."""
-    from dsv41gen.plan.rope_kv import plan_rope_kv, write_rope_kv
+    from dsv41gen.emit.rope_kv import write_rope_kv
+    from dsv41gen.plan.rope_kv import plan_rope_kv
 
     plan = plan_rope_kv(exact_math_kernel(), EXACT_MATH)
     src, build = Path(root) / "src" / EXACT_MATH, Path(root) / EXACT_MATH
@@ -226,7 +227,7 @@ def ops(rope_kv_rendered, rope_kv_plans):
     (unchanged files untouched) and built in $ROPE_KV_BUILD_DIR/<variant>, so that another
     process (the benchmark) reuses the build; else both live in the session's temp directories.
     """
-    from dsv41gen.plan.rope_kv import write_rope_kv
+    from dsv41gen.emit.rope_kv import write_rope_kv
 
     root = os.environ.get("ROPE_KV_BUILD_DIR")
     built = {}

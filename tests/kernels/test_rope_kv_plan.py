@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from dsv41gen.emit.rope_kv import render_rope_kv
 from dsv41gen.kernels.runtime import KERNELS_DIR as KERNELS
-from dsv41gen.plan.rope_kv import plan_rope_kv, render_rope_kv
+from dsv41gen.plan.rope_kv import plan_rope_kv
 
 V4 = "deepseek_v4"
 V41 = "deepseek_v41"
@@ -208,7 +209,7 @@ def test_validation_checks_each_cache_format_at_its_field(rope_kv_spec_loader):
 
 
 def test_an_inconsistent_cache_format_is_a_validation_error(rope_kv_spec_loader):
-    from dsv41gen.spec.validate import _check_cache_format
+    from dsv41gen.spec.validate.kernels import _check_cache_format
 
     kernel = rope_kv_spec_loader(V41)
     broken = tuple(
@@ -265,7 +266,7 @@ def test_rendered_python_is_ruff_clean(rope_kv_rendered):
 )  # fmt: skip
 def test_fp8_max_must_be_an_e4m3_value(value, ok):
     """fp8_max is the kernel's saturation bound for e4m3 values, so it must be one (<= 448)."""
-    from dsv41gen.spec.validate import _check_fp8_max
+    from dsv41gen.spec.validate.kernels import _check_fp8_max
 
     found = []
     _check_fp8_max({"fp8_max": value}, ("k",), lambda path, text: found.append((path, text)))
@@ -276,7 +277,7 @@ def test_fp8_max_must_be_an_e4m3_value(value, ok):
 
 def test_each_cache_kind_states_its_numerics():
     """A format must state the numerics fields its kind uses (ref §0) and no others."""
-    from dsv41gen.spec.validate import _check_cache_numerics
+    from dsv41gen.spec.validate.kernels import _check_cache_numerics
 
     found = []
     fmt = {"kind": "mxfp8", "rope_contraction": "fma", "per_tensor_scaling": "divide"}
@@ -293,7 +294,7 @@ def test_each_cache_kind_states_its_numerics():
 def test_non_finite_rules_are_stated_where_they_apply():
     """infinite_amax belongs to the block-scaled formats, fp8_nan to every format with e4m3
     values (issue 28); a bf16 cache has no use for either."""
-    from dsv41gen.spec.validate import _check_cache_numerics
+    from dsv41gen.spec.validate.kernels import _check_cache_numerics
 
     def errors(kind, **fields):
         found = []

@@ -71,21 +71,29 @@ def build_family(specs: Path, out: Path) -> Path:
     return out / "deepseek_v4"
 
 
-def install_plugin(package: Path, vllm_python: Path, where: Path) -> Path:
+def family_packages(out: Path) -> list[Path]:
+    """Every family package a ``build_family`` into ``out`` wrote (one per root spec)."""
+    return sorted(p.parent for p in out.glob("*/pyproject.toml"))
+
+
+def install_plugin(package: Path | list[Path], vllm_python: Path, where: Path) -> Path:
     """Build the generated package's wheel (offline, with this venv's hatchling) and install
-    it, without dependencies, into ``where/site`` for the vLLM venv's python."""
+    it, without dependencies, into ``where/site`` for the vLLM venv's python. A list of
+    packages installs every one of their wheels into the same site (the plugins together)."""
+    packages = package if isinstance(package, list) else [package]
     dist = where / "dist"
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation"]
-        + ["--no-index", "-w", str(dist), str(package)],
+        + ["--no-index", "-w", str(dist), *map(str, packages)],
         check=True,
         capture_output=True,
     )
-    (wheel,) = dist.glob("*.whl")
+    wheels = sorted(dist.glob("*.whl"))
+    assert len(wheels) == len(packages), wheels
     site = where / "site"
     subprocess.run(
         [str(vllm_python), "-m", "pip", "install", "-q", "--no-deps", "--no-index"]
-        + ["--target", str(site), str(wheel)],
+        + ["--target", str(site), *map(str, wheels)],
         check=True,
         capture_output=True,
     )

@@ -10,6 +10,7 @@ environment, for each of its 5 runs.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -100,3 +101,42 @@ def test_fixer_hook_regenerates_and_the_next_run_passes(consumer, pre_commit_hom
     assert again.returncode == 0, again.stdout + again.stderr
     check = run("dsv41gen-check")
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_the_tag_the_docs_name_is_a_release_the_hook_runs_from(tmp_path, pre_commit_home):
+    """docs/consumer.md says ``rev: vX.Y.Z`` works: that tag exists in this repository, names
+    the release of the package it points at, and pre-commit fetches it by name and runs the
+    hook from it on a consumer repository."""
+    pytest.importorskip("pre_commit")
+    page = (REPO / "docs" / "consumer.md").read_text(encoding="utf-8")
+    (tag,) = set(re.findall(r"`rev: (v\d+\.\d+\.\d+)`", page))
+    commit = subprocess.run(
+        ["git", "rev-parse", "--verify", "-q", f"refs/tags/{tag}^{{commit}}"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    if commit.returncode != 0 and not git(REPO, "tag", "--list"):
+        pytest.skip(f"needs the repository's tags ({tag}): this clone has none (git fetch --tags)")
+    assert commit.returncode == 0, f"docs/consumer.md names {tag}, which is not a tag here"
+    init = git(REPO, "show", f"{tag}:dsv41gen/__init__.py")
+    assert f'__version__ = "{tag[1:]}"' in init, f"{tag} points at another version"
+
+    # Both hooks come from the tag: the release builds the consumer's wiring and then checks
+    # it (this checkout's generator may render differently from the tagged release).
+    root = tmp_path / "consumer"
+    copy_specs(root / "specs")
+    (root / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {REPO}\n    rev: {tag}\n    hooks:\n"
+        "      - id: dsv41gen-build\n      - id: dsv41gen-check\n"
+    )
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "specs")
+    built = pre_commit(root, pre_commit_home, "dsv41gen-build")
+    assert (root / "generated").is_dir(), built.stdout + built.stderr
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "generated wiring")
+    ran = pre_commit(root, pre_commit_home, "dsv41gen-check")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "Passed" in ran.stdout

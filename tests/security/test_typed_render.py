@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import io
+import json
 import math
 import shutil
 import subprocess
@@ -82,10 +83,107 @@ def test_typed_values_render_as_their_text():
 
 
 def test_string_through_a_number_filter_fails():
-    for source in ("{{ v | py }}", "{{ v | cpp }}"):
-        with pytest.raises(render.TemplateValueError):
-            _env(source).render(v="x")
+    # py is the Python-literal filter of plain data (a str too, escaped by repr); the C++
+    # number filters still refuse text, and py_str refuses what is not text
+    cases = (("{{ v | cpp }}", "x"), ("{{ v | cpp_int }}", "8"), ("{{ v | py_str }}", 1))
+    for source, value in cases:
+        with pytest.raises((render.TemplateValueError, CodegenValueError)):
+            _env(source).render(v=value)
     assert _env("{{ v | py }}, {{ w | cpp }}").render(v=(1, 2), w=8) == "(1, 2), 8"
+
+
+# Each language filter with hostile spec strings: (filter, input, the exact text it prints),
+# the expected text written by hand from the language's escaping rules.
+FILTERED = [
+    ("py", "x\nimport os\n#", r'"x\nimport os\n#"'),
+    ("py", "'\"'''\"\"\"", "'\\'\"\\'\\'\\'\"\"\"'"),
+    ("py", "*/ {{ x }}", '"*/ {{ x }}"'),
+    ("py", "nul\x00", r'"nul\x00"'),
+    ("py", "bidi\u202e\u2066", r'"bidi\u202e\u2066"'),
+    ("py", ("a", 1, None), '("a", 1, None)'),
+    ("py_str", 'say "hi"\n', r"""'say "hi"\n'"""),
+    ("py_str", "back\\", r'"back\\"'),
+    ("comment", "x\nimport os\n#", "x import os #"),
+    ("comment", "end */ here /* again", "end * / here / * again"),
+    ("comment", 'nul\x00 """ {{ x }}', r'nul\x00 """ {{ x }}'),
+    ("comment", "bidi\u202e", r"bidi\u202e"),
+    ("comment", "??/ splice\\", "? ?/ splice"),
+    ("comment", "# -*- coding: latin-1 -*-", "# -*- coding : latin-1 -*-"),
+    ("doc", '"""; import os; """', r"\"\"\"; import os; \"\"\""),
+    ("doc", "a\\b\nc", r"a\\b c"),
+    ("cpp_str", 'a"b', r'"a\"b"'),
+    ("cpp_str", "x\n*/y", r'"x\012*/y"'),
+    ("cpp_str", "nul\x00??/", r'"nul\000\?\?/"'),
+    ("cpp_str", "\u202e", r'"\342\200\256"'),
+    ("toml_str", 'a"\n\u202e', r'"a\"\n\u202e"'),
+    ("ident", "DeepseekV41", "DeepseekV41"),
+    ("cpp_ident", "kv_cache", "kv_cache"),
+    ("dotted", "vllm.models.deepseek_v4", "vllm.models.deepseek_v4"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "expected"), FILTERED)
+def test_language_filter_prints_the_escaped_text(name, value, expected):
+    assert _env("{{ v | " + name + " }}").render(v=value) == expected
+
+
+# What a checking filter must refuse: it never escapes a name, it fails.
+REFUSED = [
+    ("ident", bad)
+    for bad in ("a b", "x\nimport os", "class", "nul\x00", "bidi\u202e", "{{x}}", "*/", "", 7)
+] + [
+    ("cpp_ident", "namespace"),
+    ("dotted", "vllm..x"),
+    ("dotted", "vllm.x\n"),
+    ("dotted", "os;import"),
+    ("cpp_int", 2**31),
+    ("cpp_int", True),
+    ("cpp_int", "8"),
+    ("cpp_str", 8),
+    ("toml_str", None),
+    ("py_str", None),
+    ("py", float("nan")),
+    ("py", object()),
+]
+
+
+@pytest.mark.parametrize(("name", "value"), REFUSED)
+def test_checking_filter_refuses_naming_template_line_and_expression(name, value):
+    template = _env("ok\n\nx = {{ plan.v | " + name + " }}\n")
+    with pytest.raises(render.TemplateValueError) as error:
+        render.render_template(template, plan={"v": value})
+    assert str(error.value).startswith(f"templates/t.j2:3: {{{{ plan.v | {name} }}}}: ")
+
+
+@pytest.mark.parametrize("name", sorted(render.LANGUAGE_FILTERS))
+def test_a_misspelt_attribute_through_a_filter_says_so(name):
+    # StrictUndefined passed an isinstance check: "py_str takes a str, got StrictUndefined"
+    with pytest.raises(jinja2.UndefinedError, match="has no attribute 'nmae'"):
+        _env("{{ plan.nmae | " + name + " }}").render(plan={"name": "x"})
+
+
+def test_a_filter_passes_its_own_typed_value_unchanged():
+    assert _env("{{ v | comment }}").render(v=Comment("a\nb")) == "a b"
+    assert _env("{{ v | ident }}").render(v=Identifier("x")) == "x"
+
+
+def test_a_filtered_value_still_prints_only_through_the_guard():
+    # a plain str with no filter is refused even beside filtered values on the same line
+    with pytest.raises(render.TemplateValueError):
+        _env("{{ a | ident }} {{ b }}").render(a="x", b="y")
+
+
+@pytest.mark.parametrize("text", NASTY)
+def test_every_text_filter_output_is_inert_in_its_language(text):
+    assert ast.literal_eval(_env("{{ v | py_str }}").render(v=text)) == text
+    comment = _env("{{ v | comment }}").render(v=text)
+    source = f"x = 1  # {comment}\ny = 2\n"
+    assert ast.dump(ast.parse(source)) == ast.dump(ast.parse("x = 1\ny = 2\n"))
+    doc = _env("{{ v | doc }}").render(v=text)
+    assert len(ast.parse(f'"""Doc {doc}."""\nx = 1\n').body) == 2
+    assert json.loads(_env("{{ v | toml_str }}").render(v=text)) == text
+    cpp = _env("{{ v | cpp_str }}").render(v=text)
+    assert cpp.isascii() and cpp.isprintable() and "\\" + "\n" not in cpp
 
 
 def test_macro_output_is_allowed_and_its_inner_values_are_checked():

@@ -119,6 +119,15 @@ SEED_HUNKS = {
          'return "DEEPSEEK_V41_INDEXER"',
          "return [64 if current_platform.is_device_capability_family(90) else 128]"],
     ),
+    # 4a as 0.33.0 holds it after the one-time refactor (refactor.py): the closure's
+    # `(MambaSpec, CircularBufferSpec)` is the module-level table
+    "4a": (
+        "vllm/v1/core/kv_cache_planning.py",
+        ["_STATE_BUCKET_SPEC_TYPES: tuple[type[KVCacheSpec], ...] = (MambaSpec,)"],
+        # the import, and the table (one line too long for vLLM's 88, so ruff explodes it)
+        ["CircularBufferSpec,", "_STATE_BUCKET_SPEC_TYPES: tuple[type[KVCacheSpec], ...] = (",
+         "MambaSpec,", "CircularBufferSpec,", ")"],
+    ),
     "7a": (
         "vllm/model_executor/models/registry.py",
         [],
@@ -163,10 +172,16 @@ def test_adding_v41_back_reproduces_seed_000_hunk(round_trip, hunk):
         assert line in added, (hunk, line)
 
 
+EAGLE3 = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
+
+
 def test_round_trip_restores_the_shipped_tree_but_one_comment_wrap(round_trip):
     shipped, _without, back = round_trip
     differing = [rel for rel in SITE_FILES if shipped[rel] != back[rel]]
-    assert differing == ["vllm/config/speculative.py"]
+    # eagle3_utils.py: the layer-id branch comes back with dsv41gen's comment, not vLLM's
+    assert differing == ["vllm/config/speculative.py", EAGLE3]
+    removed, added = diff_lines(shipped, back, EAGLE3)
+    assert all(x.strip().startswith("#") for x in removed + added)
     removed, added = diff_lines(shipped, back, "vllm/config/speculative.py")
     # 0.33.0's comment is hand-wrapped (a phrase was cut out of it); the emitter wraps at 80
     words = [" ".join(lines).replace("#", " ").split() for lines in (removed, added)]
@@ -186,10 +201,70 @@ def test_dropping_v41_leaves_no_v41_wiring_at_the_sites_it_owns(round_trip):
         "class DeepseekV41IndexerBackend"
         not in without["vllm/v1/attention/backends/mla/indexer.py"]
     )
-    # the spec language declares the state-like types (all in the root spec), not which
-    # variant's caches use them, so dropping V4.1 keeps CircularBufferSpec (seed hunk 4a is
-    # not reproduced; docs/vllm-source-tree.md)
-    assert "CircularBufferSpec," in without["vllm/v1/core/kv_cache_planning.py"]
+    # only V4.1's caches use CircularBufferSpec (kv_cache.cache_spec_types): it leaves the
+    # table and the import; vLLM's own MambaSpec and SlidingWindowSpec stay
+    planning = without["vllm/v1/core/kv_cache_planning.py"]
+    assert "CircularBufferSpec" not in planning
+    assert "_STATE_BUCKET_SPEC_TYPES: tuple[type[KVCacheSpec], ...] = (MambaSpec,)" in planning
+    assert "_UNSPLIT_STATE_BUCKET_SPEC_TYPES: tuple[type[KVCacheSpec], ...] = (" in planning
+
+
+# Not in seed 000 (0.33.0 added it later), but V4.1 wiring at its real site: the model types
+# dsa_indexer_uses_fp4 lets through to the ROCm MXFP4 indexer cache, and their names.
+ROCM_GATE_WITHOUT = [
+    'if model_config is None or model_config.hf_config.model_type != "deepseek_v4":',
+    "\"indexer_kv_dtype='mxfp4' on ROCm is only supported for DeepSeek-V4.\"",
+]
+ROCM_GATE_BACK = [
+    "if model_config is None or model_config.hf_config.model_type not in (",
+    '"deepseek_v4",', '"deepseek_v41",', "):",
+    "\"indexer_kv_dtype='mxfp4' on ROCm is only supported for \"",
+    '"DeepSeek-V4 and DeepSeek-V4.1."',
+]  # fmt: skip
+
+
+def test_rocm_mxfp4_gate_follows_the_variants_with_a_rocm_mxfp4_indexer(round_trip):
+    shipped, without, back = round_trip
+    rel = "vllm/v1/attention/backends/mla/indexer.py"
+    removed, added = diff_lines(without, back, rel)
+    assert [x.strip() for x in removed] == ROCM_GATE_WITHOUT
+    assert [x.strip() for x in added][: len(ROCM_GATE_BACK)] == ROCM_GATE_BACK
+    assert back[rel] == shipped[rel]
+
+
+def test_dspark_layer_ids_as_is_only_for_variants_of_offset_0(round_trip):
+    _shipped, without, back = round_trip
+    removed, added = diff_lines(without, back, EAGLE3)
+    assert [x.strip() for x in removed] == ["layer_ids = [i + 1 for i in dspark_layer_ids]"]
+    code = [x.strip() for x in added if not x.strip().startswith("#")]
+    assert code == [
+        'if getattr(hf_config, "model_type", None) == "deepseek_v41":',
+        "layer_ids = list(dspark_layer_ids)",
+        "else:",
+        "layer_ids = [i + 1 for i in dspark_layer_ids]",
+    ]
+    assert "deepseek_v41" not in without[EAGLE3]
+
+
+@pytest.mark.parametrize(
+    ("rel", "old", "new"),
+    [
+        (EAGLE3, "layer_ids = list(dspark_layer_ids)", "layer_ids = list(dspark_layer_ids)[1:]"),
+        ("vllm/v1/attention/backends/mla/indexer.py", '            "deepseek_v41",\n', ""),
+        ("vllm/v1/core/kv_cache_planning.py", "    CircularBufferSpec,\n)", ")"),
+    ],
+    ids=["eagle3-layer-ids", "rocm-mxfp4-gate", "state-bucket-table"],
+)
+def test_check_reports_a_hand_edit_in_the_new_regions(tree, dsv41gen, rel, old, new):
+    assert dsv41gen("emit", "--vllm-tree", str(tree), "--refactor-upstream")[0] == 0
+    path = tree / rel
+    text = path.read_text()
+    assert text.count(old) == 1
+    path.unlink()  # a hard-linked copy: never write through it
+    path.write_text(text.replace(old, new))
+    rc, _out, err = dsv41gen("check", "--vllm-tree", str(tree))
+    assert rc == 3
+    assert f"{Path(rel).name}: edited by hand inside a generated region" in err
 
 
 def test_test_registry_entries_come_back_with_their_hub_facts(round_trip):

@@ -48,6 +48,11 @@ def same_meaning(old: str, new: str) -> bool:
     return _ast_key(old) == _ast_key(new) and _comments(old) == _comments(new)
 
 
+def same_code(old: str, new: str) -> bool:
+    """True when two snippets have the same AST (their comments may differ)."""
+    return _ast_key(old) == _ast_key(new)
+
+
 def keep_or_replace(old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
     return old if same_meaning(code(old), code(new)) else new
 
@@ -97,13 +102,13 @@ def compared_strings(test: cst.BaseExpression, subject: str) -> set[str] | None:
         return compared_strings(test.left, subject) or compared_strings(test.right, subject)
     if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
         return None
-    if dotted(test.left) != subject:
-        return None
+    if dotted(test.left) != subject and code(test.left).strip() != subject:
+        return None  # (a call such as ``getattr(x, "model_type", None)`` has no dotted name)
     target = test.comparisons[0]
-    if isinstance(target.operator, cst.Equal):
+    if isinstance(target.operator, (cst.Equal, cst.NotEqual)):
         value = string_value(target.comparator)
         return {value} if value is not None else None
-    if isinstance(target.operator, cst.In) and isinstance(
+    if isinstance(target.operator, (cst.In, cst.NotIn)) and isinstance(
         target.comparator, (cst.Tuple, cst.Set, cst.List)
     ):
         values = {string_value(e.value) for e in target.comparator.elements}
@@ -116,6 +121,13 @@ def membership(subject: str, values: Sequence[str]) -> str:
     if len(values) == 1:
         return f"{subject} == {string(values[0])}"
     return f"{subject} in ({', '.join(string(v) for v in values)})"
+
+
+def non_membership(subject: str, values: Sequence[str]) -> str:
+    """``subject != "a"`` for one value, ``subject not in ("a", "b")`` for more."""
+    if len(values) == 1:
+        return f"{subject} != {string(values[0])}"
+    return f"{subject} not in ({', '.join(string(v) for v in values)})"
 
 
 def wrap_comment(text: str, indent: int, width: int = 80) -> str:

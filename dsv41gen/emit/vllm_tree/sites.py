@@ -17,7 +17,15 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ...plan.speculative import forbidden_message
-from ...spec.model import AttentionBackend, BackendKind, Family, Method, StateLike, Variant
+from ...spec.model import (
+    AttentionBackend,
+    BackendKind,
+    BackendPlatform,
+    Family,
+    Method,
+    StateLike,
+    Variant,
+)
 from . import cstutil as c
 
 
@@ -567,6 +575,65 @@ class DsparkBackendReuse(Site):
         return result
 
 
+EAGLE3_MODEL_TYPE = 'getattr(hf_config, "model_type", None)'
+AS_IS_COMMENT = (
+    "{label}'s DSpark target layer ids are used as they are (its spec's "
+    "hf_config.dspark_target_layer_offset is 0): the draft reads the entry stream of those "
+    "layers. Other DSpark ids mean capture-after and take +1."
+)
+
+
+@dataclass(frozen=True)
+class DsparkLayerIdOffset(Site):
+    """get_eagle3_aux_layers_from_config: the variants whose DSpark target layer ids are used
+    as they are (hf_config.dspark_target_layer_offset 0); every other DSpark id takes +1.
+    vLLM's site knows only the offsets 0 and 1. Other families' model types stay."""
+
+    def apply(self, module, family, owned):
+        result = SiteResult(module)
+        types = _model_types(family, owned)
+        function = _function(module, self.path, None, "get_eagle3_aux_layers_from_config")
+        outer = c.find_all(function, cst.If, lambda n: c.code(n.test).strip() == "dspark_layer_ids")
+        if len(outer) != 1:
+            raise _error(self.path, "no one `if dspark_layer_ids:` in get_eagle3_aux_layers")
+        offsets = {v: v.hf_value("dspark_target_layer_offset") for v in family.variants}
+        odd = [v.name for v, o in offsets.items() if o not in (None, 0, 1)]
+        if odd:
+            raise SiteError(
+                f"{self.path}: {', '.join(odd)}: hf_config.dspark_target_layer_offset must be 0 "
+                "or 1 here; vLLM 0.33.0's get_eagle3_aux_layers_from_config has only ids as "
+                "they are and ids + 1"
+            )
+        inner = [s for s in outer[0].body.body if isinstance(s, cst.If)]
+        present = c.compared_strings(inner[0].test, EAGLE3_MODEL_TYPE) if inner else set()
+        as_is = [v for v, o in offsets.items() if o == 0]
+        names = sorted(n for n in present or () if n not in types)
+        names += [v.model_type for v in as_is]
+        result.owned = [f"model_type:{v.model_type}" for v in family.variants]
+        if not names:
+            new = outer[0].with_changes(
+                body=outer[0].body.with_changes(
+                    body=c.statements("layer_ids = [i + 1 for i in dspark_layer_ids]\n")
+                )
+            )
+        else:
+            comment = c.wrap_comment(
+                AS_IS_COMMENT.format(label=family_label(as_is) if as_is else "These"), indent=16
+            )
+            text = (
+                f"if {c.membership(EAGLE3_MODEL_TYPE, names)}:\n"
+                + _indent(comment + "layer_ids = list(dspark_layer_ids)\n")
+                + "else:\n"
+                + _indent("layer_ids = [i + 1 for i in dspark_layer_ids]\n")
+            )
+            new = outer[0].with_changes(body=outer[0].body.with_changes(body=c.statements(text)))
+        if c.same_code(c.code(outer[0]), c.code(new)):
+            new = outer[0]  # the same code: vLLM's own comment stays
+        result.module = c.replace_nodes(module, {outer[0]: new})
+        result.regions = [("dspark layer-id offset", c.code(new))]
+        return result
+
+
 # --- indexer attention backends --------------------------------------------------------------
 
 INDEXER_MODULE = "vllm.v1.attention.backends.mla.indexer"
@@ -727,6 +794,79 @@ class IndexerBackends(Site):
         )
 
 
+ROCM_MXFP4_MODULE = "vllm.v1.attention.backends.mla.rocm_paged_mxfp4_indexer"
+ROCM_MXFP4_MESSAGE = "indexer_kv_dtype='mxfp4' on ROCm is only supported for "
+
+
+def rocm_mxfp4_variants(family: Family) -> list[Variant]:
+    """The variants with a ROCm indexer backend over the MXFP4 K cache (its metadata builder
+    lives in rocm_paged_mxfp4_indexer): the model types dsa_indexer_uses_fp4 lets through."""
+    return [
+        v
+        for v in family.variants
+        if any(
+            b.kind is BackendKind.INDEXER
+            and b.platform is BackendPlatform.ROCM
+            and b.metadata_builder is not None
+            and b.metadata_builder.module == ROCM_MXFP4_MODULE
+            for b in v.backends
+        )
+    ]
+
+
+@dataclass(frozen=True)
+class RocmMxfp4Gate(Site):
+    """dsa_indexer_uses_fp4: on ROCm, indexer_kv_dtype='mxfp4' is refused for a model type
+    wired to no ROCm MXFP4 indexer backend (the first of indexer.py's two ROCm checks). The
+    family's wired model types, and their names in the message; other model types in the
+    tuple are not the family's and stay."""
+
+    def apply(self, module, family, owned):
+        result = SiteResult(module)
+        types = _model_types(family, owned)
+        function = _function(module, self.path, None, "dsa_indexer_uses_fp4")
+        subject = "model_config.hf_config.model_type"
+
+        def gate(node: cst.CSTNode) -> bool:
+            return (
+                isinstance(node, cst.Comparison)
+                and c.dotted(node.left) == subject
+                and isinstance(node.comparisons[0].operator, (cst.NotIn, cst.NotEqual))
+                and bool((c.compared_strings(node, subject) or set()) & types)
+            )
+
+        tests = c.find_all(function, cst.Comparison, gate)
+        ifs = c.find_all(function, cst.If, lambda n: bool(c.find_all(n.test, cst.Comparison, gate)))
+        if len(tests) != 1 or len(ifs) != 1:
+            raise _error(self.path, f"no one `{subject} not in (...)` in dsa_indexer_uses_fp4")
+        wired = rocm_mxfp4_variants(family)
+        mine = {v.model_type for v in wired}
+        comparator = tests[0].comparisons[0].comparator
+        present = [c.string_value(e.value) for e in getattr(comparator, "elements", ())] or [
+            c.string_value(comparator)
+        ]
+        names = [n for n in present if n is not None and (n not in types or n in mine)]
+        names += [v.model_type for v in wired if v.model_type not in names]
+        new_test = c.keep_or_replace(
+            tests[0], cst.parse_expression(c.non_membership(subject, names))
+        )
+        raises = c.find_all(ifs[0].body, cst.Raise, lambda n: True)
+        if len(raises) != 1:
+            raise _error(self.path, "the ROCm MXFP4 model-type check raises no one error")
+        label = " and ".join(v.display_name.replace(" ", "-") for v in wired)
+        message = cst.parse_expression(
+            f"ValueError(\n{c.string(ROCM_MXFP4_MESSAGE)}\n{c.string(label + '.')}\n)"
+        )
+        new_raise = c.keep_or_replace(raises[0], raises[0].with_changes(exc=message))
+        result.module = c.replace_nodes(module, {tests[0]: new_test, raises[0]: new_raise})
+        result.owned = [f"model_type:{v.model_type}" for v in family.variants]
+        result.regions = [
+            ("rocm mxfp4 model types", c.code(new_test)),
+            ("rocm mxfp4 message", c.code(new_raise)),
+        ]
+        return result
+
+
 # --- KV-cache planning: the state-bucket table ------------------------------------------------
 
 STATE_TABLE = "_STATE_BUCKET_SPEC_TYPES"
@@ -734,20 +874,24 @@ UNSPLIT_STATE_TABLE = "_UNSPLIT_STATE_BUCKET_SPEC_TYPES"
 
 
 def state_bucket_types(family: Family) -> tuple[list[str], list[str]]:
-    """The KV spec types the family's specs declare state-like (always, when unsplit). The
-    spec language names the types, not which caches use them (kv_cache.layouts is gone), so
-    the family's entries are every type it declares state-like, in declaration order."""
+    """The KV spec types (always, when unsplit) the family puts into is_state_bucket's tables:
+    the state-like types its variants' caches are planned with (kv_cache.cache_spec_types),
+    in variant order, so a type stays only while some variant's caches use it. A variant that
+    names no caches contributes every type its spec_types declare state-like."""
     always: list[str] = []
     unsplit: list[str] = []
     for v in family.variants:
         if v.kv_cache is None:
             continue
-        for spec_type in v.kv_cache.spec_types:
-            if spec_type.state_like is StateLike.NEVER:
-                continue
-            target = always if spec_type.state_like is StateLike.ALWAYS else unsplit
-            if spec_type.name not in target:
-                target.append(spec_type.name)
+        if v.kv_cache.cache_spec_types:
+            v_always, v_unsplit = v.kv_cache.state_types_in_use()
+        else:
+            v_always = [t.name for t in v.kv_cache.spec_types if t.state_like is StateLike.ALWAYS]
+            v_unsplit = [
+                t.name for t in v.kv_cache.spec_types if t.state_like is StateLike.WHEN_UNSPLIT
+            ]
+        always += [n for n in v_always if n not in always]
+        unsplit += [n for n in v_unsplit if n not in unsplit]
     return always, unsplit
 
 
@@ -876,6 +1020,9 @@ SITES: tuple[Site, ...] = (
                       "the DSpark draft's model_type and architecture per target"),
     DsparkBackendReuse("dspark.backend", "vllm/v1/worker/gpu/spec_decode/dspark/utils.py",
                        "_resolve_dspark_attention_backend: the draft reuses the target's backend"),
+    DsparkLayerIdOffset("eagle3.dspark-layer-ids",
+                        "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py",
+                        "get_eagle3_aux_layers_from_config: DSpark target layer ids, as is or +1"),
     IndexerBackends("backends.indexer", "vllm/v1/attention/backends/mla/indexer.py",
                     "indexer backend classes: get_name, kernel block sizes"),
     IndexerBackends("backends.sparse-indexer", "vllm/v1/attention/backends/mla/sparse_indexer.py",
@@ -885,6 +1032,8 @@ SITES: tuple[Site, ...] = (
                     "vllm/v1/attention/backends/mla/rocm_paged_mxfp4_indexer.py",
                     "the ROCm MXFP4 indexer backends: get_name, kernel block sizes",
                     "vllm.v1.attention.backends.mla.rocm_paged_mxfp4_indexer"),
+    RocmMxfp4Gate("backends.rocm-mxfp4-gate", "vllm/v1/attention/backends/mla/indexer.py",
+                  "dsa_indexer_uses_fp4: the model types wired to the ROCm MXFP4 indexer"),
     StateBucketTable("kv.state-bucket", "vllm/v1/core/kv_cache_planning.py",
                      "the state-bucket spec-type tables (after the one-time refactor)"),
     Mxfp8Scaling("quantization.mxfp8",

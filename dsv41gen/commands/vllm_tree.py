@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from ...errors import UsageError
-from . import check_plan, plan_tree, write_plan
-from .sites import SiteError
+from ..emit.vllm_tree import check_plan, plan_tree, write_plan
+from ..emit.vllm_tree.sites import SiteError
+from ..errors import UsageError
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -15,7 +15,7 @@ EXIT_OUT_OF_DATE = 3  # check's code for stale or hand-edited generated output
 
 
 def _plan(specs: tuple[Path, ...], tree: Path, refactor_upstream: bool, warn):
-    from ...commands.pipeline import load_families
+    from .pipeline import load_families
 
     families = [inputs.family for inputs in load_families(list(specs), warn)]
     try:

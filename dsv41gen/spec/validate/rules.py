@@ -1,0 +1,641 @@
+"""Typed and semantic rules on one resolved spec: methods, weights, backends, limits."""
+
+from __future__ import annotations
+
+from ...errors import did_you_mean
+from ..model import (
+    Method,
+)
+from ..resolve import ResolvedSpec
+from .report import Report
+from .schema import _deleted_at, _number
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _is_power_of_two(value: object) -> bool:
+    return (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and value > 0
+        and value & (value - 1) == 0
+    )
+
+
+def _lineage_section(spec: ResolvedSpec, section: str) -> dict:
+    """The union of a top-level mapping over every spec in the lineage (deleted entries too):
+    references such as `parent: DeepseekV4IndexerBackend` may name what an ancestor defines."""
+    merged: dict = {}
+    for doc in spec.lineage:
+        value = doc.data.get(section)
+        if isinstance(value, dict):
+            merged.update({k: v for k, v in value.items() if isinstance(v, dict)})
+    merged.update(spec.data.get(section, {}))
+    return merged
+
+
+def _method_allowed_and_forbidden(spec: ResolvedSpec, report: Report) -> None:
+    speculative = spec.data.get("speculative", {})
+    methods = speculative.get("methods", {})
+    for method, forbid in speculative.get("forbidden", {}).items():
+        here = ("speculative", "forbidden", method)
+        if method in methods:
+            report(
+                here,
+                f"method {method!r} is both allowed (speculative.methods.{method}) and forbidden; "
+                f"remove one of them (a child spec drops an inherited method with `{method}: !delete`)",
+            )
+        instead = forbid.get("use_instead")
+        if instead is not None and instead not in methods:
+            report(
+                here + ("use_instead",),
+                f"suggests {instead!r}, which this variant does not allow"
+                + did_you_mean(instead, methods),
+            )
+        if "message" not in forbid and _ancestor_method(spec, method) is None:
+            report(
+                here,
+                f"cannot derive the rejection message: no parent spec allows {method!r}, so its weights "
+                "are unknown; write `message:` for it",
+            )
+
+
+def _ancestor_method(spec: ResolvedSpec, method: str) -> dict | None:
+    for doc in reversed(spec.lineage[:-1]):
+        found = doc.data.get("speculative", {}).get("methods", {}).get(method)
+        if isinstance(found, dict) and "weights" in found:
+            return found
+    return None
+
+
+def _method_weights_declared(spec: ResolvedSpec, report: Report) -> None:
+    sets = spec.data.get("checkpoint", {}).get("weight_sets", {})
+    for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
+        weights = body.get("weights")
+        if weights is not None and weights not in sets:
+            report(
+                ("speculative", "methods", method, "weights"),
+                f"weight set {weights!r} is not declared under checkpoint.weight_sets"
+                + (
+                    did_you_mean(weights, sets)
+                    or f"; declared: {', '.join(sorted(sets)) or 'none'}"
+                ),
+            )
+
+
+def _draft_architecture_registered(spec: ResolvedSpec, report: Report) -> None:
+    archs = _lineage_section(spec, "architectures")
+    for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
+        arch = body.get("draft_architecture")
+        if arch is None:
+            continue
+        here = ("speculative", "methods", method, "draft_architecture")
+        if arch not in archs:
+            report(
+                here,
+                f"unknown architecture {arch!r}; declare it under `architectures`"
+                + did_you_mean(arch, archs),
+            )
+        elif archs[arch].get("registry") != "speculative_decoding":
+            report(
+                here,
+                f"{arch!r} is registered as {archs[arch].get('registry')}; a draft architecture "
+                "must be a speculative_decoding entry",
+            )
+
+
+def _shipped_names(body: dict) -> list[str]:
+    shared = body.get("shared") or {}
+    derived = body.get("derived") or {}
+    return (
+        list(body.get("required", []))
+        + list(body.get("optional", []))
+        + list(shared.get("required", []))
+        + list(shared.get("optional", []))
+        + [d.get("from") for d in derived.values() if isinstance(d, dict) and d.get("from")]
+    )
+
+
+def _names_or_prefix(item: str, names: list[str]) -> bool:
+    return any(w == item or w.startswith(item + ".") or w.startswith(item) for w in names)
+
+
+def _signature_names_declared_weights(spec: ResolvedSpec, report: Report) -> None:
+    for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
+        names = _shipped_names(body)
+        for i, item in enumerate(body.get("signature", [])):
+            if not _names_or_prefix(item, names):
+                report(
+                    ("checkpoint", "weight_sets", name, "signature", i),
+                    f"{item!r} names no weight of this set (nor a prefix of one)"
+                    + did_you_mean(item, names),
+                )
+        overlap = sorted(set(body.get("required", [])) & set(body.get("optional", [])))
+        if overlap:
+            report(
+                ("checkpoint", "weight_sets", name, "optional"),
+                f"{', '.join(overlap)} listed as both required and optional",
+            )
+
+
+def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
+    """The loader rules of a weight set can all hold at once: some weight is required, a weight
+    is per stage or model-level (not both), renames and rejections name what the set ships or
+    must not, derived parameters have a model-level prefix, and maps_to's offset field is an
+    hf_config field the family reads."""
+    hf = spec.data.get("hf_config", {})
+    for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
+        at = ("checkpoint", "weight_sets", name)
+        shared = body.get("shared") or {}
+        per_stage = list(body.get("required", [])) + list(body.get("optional", []))
+        model_level = list(shared.get("required", [])) + list(shared.get("optional", []))
+        if not body.get("required") and not shared.get("required"):
+            report(
+                (*at, "required"),
+                "the set requires no weight: list the weights every stage has under `required` "
+                "or the model-level ones under `shared.required`",
+            )
+        for both in sorted(set(per_stage) & set(model_level)):
+            report(
+                (*at, "shared"),
+                f"{both!r} is listed per stage and in `shared`: the engine loads a weight either "
+                "per stage or once at model level",
+            )
+        shipped = _shipped_names(body)
+        for source in body.get("renames", {}) or {}:
+            if source not in shipped:
+                report(
+                    (*at, "renames", source),
+                    f"{source!r} renames no weight of this set (renames go from a checkpoint name "
+                    "the set lists to the engine's parameter name)" + did_you_mean(source, shipped),
+                )
+        for i, item in enumerate(body.get("rejected", []) or []):
+            clash = [w for w in shipped if w == item or w.startswith(item + ".")]
+            if clash:
+                report(
+                    (*at, "rejected", i),
+                    f"{item!r} is rejected but the set ships {', '.join(clash)}: a checkpoint "
+                    "could never satisfy both",
+                )
+        block = body.get("block") or {}
+        routed = (block.get("experts") or {}).get("prefix", "").split("{e}")[0].rstrip(".")
+        weights = list(
+            dict.fromkeys(
+                [
+                    *shipped,
+                    *(body.get("derived") or {}),
+                    *block.get("required", []),
+                    *block.get("optional", []),
+                    *([routed] if routed else []),  # every routed expert's weights
+                ]
+            )
+        )
+        completeness = body.get("completeness") or {}
+        for i, item in enumerate(completeness.get("untracked", []) or []):
+            if item not in weights:
+                report(
+                    (*at, "completeness", "untracked", i),
+                    f"{item!r} is no weight of this set: `untracked` names a weight the set "
+                    "lists (its checkpoint name; a derived parameter by its own name; a block "
+                    "weight; the routed experts by their prefix before `{e}`)"
+                    + did_you_mean(item, weights),
+                )
+        if body.get("derived") and "shared" not in body:
+            report(
+                (*at, "derived"),
+                "derived parameters are model-level: declare `shared.maps_to` (the model-level "
+                "prefix they are built under)",
+            )
+        maps_to = body.get("maps_to")
+        if isinstance(maps_to, str) and "+i}" in maps_to:
+            field = maps_to.split("{", 1)[1].split("+", 1)[0]
+            if field not in hf:
+                report(
+                    (*at, "maps_to"),
+                    f"{field!r} is not an hf_config field: the stage offset is read from the "
+                    "checkpoint's config.json, with the spec's hf_config value as the fallback"
+                    + did_you_mean(field, hf),
+                )
+            elif not _is_count(hf[field]) and hf[field] != 0:
+                report(
+                    (*at, "maps_to"),
+                    f"hf_config.{field} is {_number(hf[field])}: the stage offset must be a "
+                    "non-negative integer",
+                )
+
+
+MAX_EXPERTS = 1024  # routed experts per decoder block: the generated check names each one
+
+
+def _weight_set_block(spec: ResolvedSpec, report: Report) -> None:
+    """A weight set's decoder block: every stacked or renamed name is a block weight, the
+    shards of one merged parameter are distinct, a block weight is not also a weight of the set
+    itself nor rejected, and the routed experts' count has a value the check can fall back on
+    (the spec's hf_config: the reference checkpoint's)."""
+    hf = spec.data.get("hf_config", {})
+    for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
+        block = body.get("block")
+        if not isinstance(block, dict):
+            continue
+        at = ("checkpoint", "weight_sets", name, "block")
+        names = list(block.get("required", [])) + list(block.get("optional", []))
+        for both in sorted(set(block.get("required", [])) & set(block.get("optional", []))):
+            report((*at, "optional"), f"{both!r} is listed as both required and optional")
+        for key in ("stacked", "renames"):
+            for source in block.get(key, {}) or {}:
+                if source not in names:
+                    report(
+                        (*at, key, source),
+                        f"{source!r} is no weight of the block: list it under `block.required` "
+                        "(or `optional`); stacked and renamed names go from a checkpoint name "
+                        "the block ships to the engine's parameter" + did_you_mean(source, names),
+                    )
+        for source in sorted(
+            set(block.get("stacked", {}) or {}) & set(block.get("renames", {}) or {})
+        ):
+            report(
+                (*at, "renames", source),
+                f"{source!r} is both stacked and renamed: the engine's loader applies one rule "
+                "to a name; keep it under `stacked` (a shard of a merged parameter) or `renames`",
+            )
+        shards: dict[tuple[str, object], str] = {}
+        for source, target in (block.get("stacked", {}) or {}).items():
+            key = (target.get("into"), target.get("shard"))
+            if key in shards:
+                report(
+                    (*at, "stacked", source, "shard"),
+                    f"{source!r} and {shards[key]!r} both load shard {key[1]!r} of {key[0]!r}: "
+                    "each checkpoint tensor of a merged parameter fills its own shard; give "
+                    f"{source!r} another shard id",
+                )
+            shards.setdefault(key, source)
+        shared = body.get("shared") or {}
+        # a derived parameter's source may be a block weight (V4 DSpark's attn.wkv loads into
+        # the block and is copied into context_wkv_proj)
+        set_names = [
+            *body.get("required", []),
+            *body.get("optional", []),
+            *shared.get("required", []),
+            *shared.get("optional", []),
+        ]
+        for weight in names:
+            if weight in set_names:
+                report(
+                    (*at, "required" if weight in block.get("required", []) else "optional"),
+                    f"{weight!r} is a weight of the set and of its block: the engine loads a "
+                    "stage weight into the stage (maps_to) or into its decoder block "
+                    "(maps_to + block.maps_to), not both; list it once",
+                )
+            for i, item in enumerate(body.get("rejected", []) or []):
+                if weight == item or weight.startswith(item + "."):
+                    report(
+                        ("checkpoint", "weight_sets", name, "rejected", i),
+                        f"{item!r} is rejected but the block ships {weight!r}: a checkpoint "
+                        "could never satisfy both",
+                    )
+        experts = block.get("experts")
+        if not isinstance(experts, dict):
+            continue
+        expert_shards: dict[tuple[str, object], str] = {}
+        for weight, target in (experts.get("weights", {}) or {}).items():
+            key = (target.get("into"), target.get("shard"))
+            if key in expert_shards:
+                report(
+                    (*at, "experts", "weights", weight, "shard"),
+                    f"{weight!r} and {expert_shards[key]!r} both load shard {key[1]!r} of "
+                    f"{key[0]!r} for every expert; give {weight!r} another shard id",
+                )
+            expert_shards.setdefault(key, weight)
+        sources = (experts.get("count") or {}).get("sources", [])
+        if sources and not any(_is_count(hf.get(s)) for s in sources):
+            report(
+                (*at, "experts", "count", "sources"),
+                f"no source ({', '.join(sources)}) has a value in hf_config: a checkpoint whose "
+                "config.json sets none is checked with the spec's value (the reference "
+                f"checkpoint's); state it, e.g. `hf_config: {{{sources[-1]}: 256}}`",
+            )
+
+
+def _block_sizes_powers_of_two(spec: ResolvedSpec, report: Report) -> None:
+    for backend, body in spec.data.get("attention_backends", {}).items():
+        sizes = body.get("kernel_block_sizes", {})
+        lists = [(("default",), sizes.get("default", []))]
+        lists += [
+            (("by_capability_family", f), v)
+            for f, v in sizes.get("by_capability_family", {}).items()
+        ]
+        for sub, values in lists:
+            for i, value in enumerate(values):
+                if not _is_power_of_two(value):
+                    report(
+                        ("attention_backends", backend, "kernel_block_sizes") + sub + (i,),
+                        f"block size {value!r} is not a positive power of two (e.g. 64, 128, 256)",
+                    )
+
+
+def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
+    backends = _lineage_section(spec, "attention_backends")
+    for backend, body in spec.data.get("attention_backends", {}).items():
+        parent = body.get("parent")
+        here = ("attention_backends", backend)
+        if body.get("kind", "indexer") == "sparse_mla":
+            if "metadata_builder" in body:
+                report(
+                    here + ("metadata_builder",),
+                    "a sparse_mla entry records a name and block sizes only; remove `metadata_builder`",
+                )
+            if parent is not None:
+                report(
+                    here + ("parent",),
+                    "a sparse_mla entry records a name and block sizes only; remove `parent`",
+                )
+            if "kernel_block_sizes" not in body:
+                report(
+                    here,
+                    "a sparse_mla entry must state kernel_block_sizes: it has no parent to inherit them from",
+                )
+            continue
+        if parent is None:
+            report(
+                here,
+                "missing required field 'parent' (another backend of the family, or an engine class with parent_module)",
+            )
+        elif parent not in backends and "parent_module" not in body:
+            report(
+                here + ("parent",),
+                f"unknown parent {parent!r}: not a backend of this family; name one, or give "
+                "`parent_module` for an engine class" + did_you_mean(parent, backends),
+            )
+        elif parent in backends and "parent_module" in body:
+            report(
+                here + ("parent_module",),
+                f"{parent!r} is a backend of this family; drop `parent_module`",
+            )
+        elif parent == backend:
+            report(here + ("parent",), "a backend cannot be its own parent")
+        elif (
+            isinstance(backends.get(parent), dict) and backends[parent].get("kind") == "sparse_mla"
+        ):
+            # a sparse_mla entry is a registered name with block sizes: no class to derive from
+            report(
+                here + ("parent",),
+                f"{parent!r} is a sparse_mla entry, which generates no class; name an indexer "
+                "backend of the family, or an engine class with `parent_module`",
+            )
+        if parent not in backends and "parent_module" in body and "kernel_block_sizes" not in body:
+            report(here, "an engine-parented backend must state kernel_block_sizes")
+        if parent not in backends and "parent_module" in body:
+            _engine_parent_binds_once(spec, backend, parent, body["parent_module"], report)
+
+
+def _engine_parent_binds_once(
+    spec: ResolvedSpec, backend: str, parent: object, module: object, report: Report
+) -> None:
+    """The generated _binding module imports each engine parent by its name, beside the KV spec
+    types: one name, one class. A parent named like a KV spec type (or imported from two
+    modules) would bind one name twice (ruff F811) and silently pick one of them."""
+    here = ("attention_backends", backend, "parent")
+    kv_types: set[object] = set()
+    for data in [doc.data for doc in spec.lineage] + [spec.data]:
+        # a spec's own text may say `kv_cache: !delete` or `spec_types: !delete`
+        kv = data.get("kv_cache")
+        types = kv.get("spec_types") if isinstance(kv, dict) else None
+        kv_types |= set(types) if isinstance(types, dict) else set()
+    if parent in kv_types:
+        report(
+            here,
+            f"{parent!r} is also a KV spec type (kv_cache.spec_types.{parent}); the generated "
+            "binding module binds each engine name once: name the engine class this backend "
+            "extends, or rename the spec type",
+        )
+    for other, body in spec.data.get("attention_backends", {}).items():
+        if (
+            other < backend
+            and body.get("parent") == parent
+            and body.get("parent_module", module) != module
+        ):
+            report(
+                here,
+                f"{parent!r} is imported from {body.get('parent_module')!r} by {other} and from "
+                f"{module!r} here; one name binds one class: use the same parent_module",
+            )
+
+
+def _num_speculative_tokens_default(spec: ResolvedSpec, report: Report) -> None:
+    for name, body in spec.data.get("speculative", {}).get("methods", {}).items():
+        rules = body.get("num_speculative_tokens", {})
+        here = ("speculative", "methods", name, "num_speculative_tokens")
+        if rules.get("default") == "draft_config_fields" and "default_sources" not in rules:
+            if _deleted_at(spec, here + ("default_sources",)) is not None:
+                report(  # at the child's `!delete`, where the fix goes
+                    here + ("default_sources",),
+                    "`!delete` removes default_sources, which the inherited `default: "
+                    "draft_config_fields` reads the default from; also set `default: "
+                    "tokens_per_round` (the draft's n_predict) or `default: none` (no default), "
+                    "or keep default_sources",
+                )
+                continue
+            report(
+                here + ("default",),
+                "default: draft_config_fields needs `default_sources` (the draft config fields "
+                "the default is read from)",
+            )
+        if rules.get("default") != "draft_config_fields" and "default_sources" in rules:
+            report(
+                here + ("default_sources",),
+                "`default_sources` is read only with `default: draft_config_fields`",
+            )
+
+
+def _runner_architectures_known(spec: ResolvedSpec, report: Report) -> None:
+    archs = _lineage_section(spec, "architectures")
+    runner = spec.data.get("runner", {})
+    for arch in runner.get("default_model_runner", {}):
+        if arch not in archs:
+            report(
+                ("runner", "default_model_runner", arch),
+                f"unknown architecture {arch!r}" + did_you_mean(arch, archs),
+            )
+    for name, mode in runner.get("forbidden_modes", {}).items():
+        for i, arch in enumerate(mode.get("architectures", [])):
+            if arch not in archs:
+                report(
+                    ("runner", "forbidden_modes", name, "architectures", i),
+                    f"unknown architecture {arch!r}" + did_you_mean(arch, archs),
+                )
+        if len(set(mode.get("cudagraph_modes", []))) != len(mode.get("cudagraph_modes", [])):
+            report(
+                ("runner", "forbidden_modes", name, "cudagraph_modes"), "lists the same mode twice"
+            )
+    # A requirement names a method of the language, not necessarily one this variant wires (a
+    # child that drops a method keeps the engine's rule for it harmlessly).
+    known = [m.value for m in Method]
+    for name, requirement in runner.get("requires_model_runner", {}).items():
+        method = requirement.get("speculative_method")
+        if method is not None and method not in known:
+            report(
+                ("runner", "requires_model_runner", name, "speculative_method"),
+                f"unknown speculative method {method!r}" + did_you_mean(method, known),
+            )
+
+
+def _display_name_messages(data: dict) -> list[tuple[tuple, str]]:
+    """The spec messages that may say {display_name}, with their field paths."""
+    found = []
+    for name, body in data.get("speculative", {}).get("forbidden", {}).items():
+        found.append((("speculative", "forbidden", name, "message"), (body or {}).get("message")))
+    for name, body in data.get("runner", {}).get("forbidden_modes", {}).items():
+        found.append((("runner", "forbidden_modes", name, "message"), (body or {}).get("message")))
+    kv = data.get("kv_cache", {})
+    found.append(
+        (
+            ("kv_cache", "unsupported_compress_ratio_message"),
+            kv.get("unsupported_compress_ratio_message"),
+        )
+    )
+    compressor = kv.get("kv_source_compressor") or {}
+    found.append(
+        (
+            ("kv_cache", "kv_source_compressor", "unsupported_compress_ratio_message"),
+            compressor.get("unsupported_compress_ratio_message"),
+        )
+    )
+    return [(path, message) for path, message in found if isinstance(message, str)]
+
+
+def _display_name(data: object) -> str | None:
+    variant = data.get("variant") if isinstance(data, dict) else None
+    name = variant.get("display_name") if isinstance(variant, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _inherited_messages_name_their_variant(spec: ResolvedSpec, report: Report) -> None:
+    """A message this variant inherits must not name the ancestor that wrote it: raised for
+    this variant, it would name the wrong model. {display_name} names the variant it is raised
+    for."""
+    import re
+
+    own = _display_name(spec.data)
+    # The ancestors' own documents, not yet validated when this child is (an ancestor's schema
+    # error is reported at the ancestor): read them as data that may be of any shape.
+    ancestors = {_display_name(doc.data) for doc in spec.lineage[:-1]} - {own, None}
+    for path, message in _display_name_messages(spec.data):
+        if spec.where(path).file == spec.file:
+            continue  # the variant's own words: it may name another model on purpose
+        for name in sorted(ancestors):
+            # a whole name only: "DeepSeek V4" in "DeepSeek V4.1" is not V4's name
+            if re.search(rf"(?<![\w.]){re.escape(name)}(?!\.?\w)", message):
+                report(
+                    path,
+                    f"names {name!r}, but {own} inherits this message and would raise it "
+                    f"naming {name}; write {{display_name}} where the name goes (each "
+                    "variant's own display_name fills it in)",
+                )
+                break
+
+
+# A message with its {display_name} fields filled in (a generated string literal)
+MAX_FILLED_MESSAGE_CHARS = 16384
+
+
+MAX_STAGES = 64  # checkpoint stages (MTP / DSpark layers) a weight set may have
+MAX_TOKENS_PER_ROUND = 64
+
+
+def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
+    """The hf_config values the generated code counts with: a stage count becomes one list of
+    weight names per stage (100,000 stages once wrote a 518 MB test module), tokens per round
+    become divisibility checks. Each must be a small positive integer."""
+    hf = spec.data.get("hf_config", {})
+    uses: dict[str, str] = {}
+    for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
+        for source in (body.get("stage_count") or {}).get("sources", []):
+            uses.setdefault(source, f"checkpoint.weight_sets.{name}.stage_count.sources")
+        experts = (body.get("block") or {}).get("experts") or {}
+        for source in (experts.get("count") or {}).get("sources", []):
+            uses.setdefault(source, f"checkpoint.weight_sets.{name}.block.experts.count.sources")
+    for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
+        for source in body.get("tokens_per_round", {}).get("sources", []):
+            uses.setdefault(source, f"speculative.methods.{method}.tokens_per_round.sources")
+    for field_name, use in uses.items():
+        if field_name not in hf or hf[field_name] is None:
+            continue
+        value = hf[field_name]
+        if ".experts." in use:
+            limit = MAX_EXPERTS
+        elif use.startswith("checkpoint."):
+            limit = MAX_STAGES
+        else:
+            limit = MAX_TOKENS_PER_ROUND
+        if not _is_count(value) or value > limit:
+            report(
+                ("hf_config", field_name),
+                f"{_number(value)} is out of range: {use} counts with it, so it must be an "
+                f"integer from 1 to {limit}",
+            )
+
+
+def _default_within_maximum(
+    hf: dict, method: str, body: dict, maximum: int, report: Report
+) -> None:
+    """The default num_speculative_tokens the reference hf_config gives must meet the maximum:
+    otherwise the variant's own checkpoint cannot be served without naming the count."""
+    rules = body.get("num_speculative_tokens", {})
+    default = rules.get("default", "tokens_per_round")
+    if default == "draft_config_fields":
+        fields = rules.get("default_sources", [])
+    elif default == "tokens_per_round":
+        fields = body.get("tokens_per_round", {}).get("sources", [])
+    else:
+        return
+    field = next((f for f in fields if _is_count(hf.get(f))), None)
+    if field is None or not isinstance(maximum, int) or hf[field] <= maximum:
+        return
+    report(
+        ("speculative", "methods", method, "num_speculative_tokens", "maximum"),
+        f"maximum {maximum} is below the default num_speculative_tokens, {hf[field]} "
+        f"(hf_config.{field}): a request that names no count would be refused; raise the "
+        f"maximum to at least {hf[field]} or lower hf_config.{field}",
+    )
+
+
+def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
+    hf = spec.data.get("hf_config", {})
+    for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
+        rules = body.get("num_speculative_tokens", {})
+        maximum = rules.get("maximum")
+        if maximum is None:
+            continue
+        _default_within_maximum(hf, method, body, maximum, report)
+        sources = body.get("tokens_per_round", {}).get("sources", [])
+        source = next((s for s in sources if _is_count(hf.get(s))), None)
+        if source is None:
+            continue
+        per_round = hf[source]
+        if rules.get("divisibility") == "always" and maximum < per_round:
+            report(
+                ("speculative", "methods", method, "num_speculative_tokens", "maximum"),
+                f"maximum {maximum} is below tokens per round ({per_round}, hf_config.{source}): no "
+                f"num_speculative_tokens can be both <= {maximum} and divisible by {per_round}; "
+                f"raise the maximum to at least {per_round} or relax `divisibility`",
+            )
+        warn = rules.get("warn_above")
+        if isinstance(warn, int) and warn >= maximum:
+            report(
+                ("speculative", "methods", method, "num_speculative_tokens", "warn_above"),
+                f"warn_above ({warn}) >= maximum ({maximum}): the warning could never fire",
+            )
+
+
+def _engine_known(spec: ResolvedSpec, report: Report) -> None:
+    from ..engine_facts import VLLM_VERSION
+
+    engine = spec.data.get("engine")
+    if engine is not None and engine != f"vllm=={VLLM_VERSION}":
+        report(
+            ("engine",),
+            f"dsv41gen knows the wiring sites of vllm=={VLLM_VERSION} only, not {engine!r}; "
+            f"write `engine: vllm=={VLLM_VERSION}` (and check the spec against that release)",
+        )
