@@ -405,7 +405,7 @@ def _check(specs: tuple[Path, ...], out_dir: Path) -> None:
     results = build_texts(specs, out_dir, _warn)
     differing: list[str] = []
     for result in results:
-        if not (out_dir / result.package).is_dir():
+        if not os.path.lexists(out_dir / result.package):
             # one line, not one per file the build would write: most likely a mistyped --out
             report(result.package, _missing_package(out_dir, result.package))
             continue

@@ -504,19 +504,20 @@ def render_markdown(result: SemanticDiff, ref: str) -> str:
         out.append("")
     out += [" · ".join(f"**{n}** {s.lower()}" for s, n in counts.items()), ""]
     if result.changes:
-        # three columns, each cell's parts on lines of their own: a GitHub comment is about
-        # 800 px wide, and code spans do not wrap (six columns needed about 1,150 px)
+        # three columns, each cell's parts short code spans with spaces between them, where
+        # the browser wraps (a code span itself does not): a GitHub comment is about 800 px
+        # wide (six columns needed about 1,150 px). No <br>: the comment holds no raw HTML.
         out += ["| severity | field | change |", "|---|---|---|"]
         for c in result.changes:
             severity = (
-                f"{c.severity}<br>(accepted: {md_code(c.waived_because)})"
+                f"{c.severity} (accepted: {md_code(c.waived_because)})"
                 if c.waived_because
                 else c.severity
             )
             cells = [
                 severity,
-                "<br>".join([md_code(c.variant), *map(md_code, _path_lines(c.path))]),
-                f"{md_text(c.what)}<br>{md_code(_short(c.before, TABLE_VALUE))} → "
+                " ".join([md_code(c.variant), *map(md_code, _path_lines(c.path))]),
+                f"{md_text(c.what)} {md_code(_short(c.before, TABLE_VALUE))} → "
                 f"{md_code(_short(c.after, TABLE_VALUE))}",
             ]
             out.append("| " + " | ".join(cells) + " |")

@@ -625,7 +625,9 @@ def _custom_ops(name, fingerprint, value_dtype, quantize, dequantize, scale_shap
     """torch.library custom ops over one format's launchers, named by the format's name and a
     digest of its configuration; their fake implementations give the outputs' shapes and dtypes
     (scale_shape), so FakeTensor tracing and torch.compile need no kernel launch."""
-    digest = hashlib.sha256(repr(fingerprint).encode()).hexdigest()[:12]
+    # The module's name too: a patched copy of this module (the benchmarks' ablations)
+    # registers ops of its own instead of colliding with the installed module's.
+    digest = hashlib.sha256(repr((__name__, fingerprint)).encode()).hexdigest()[:12]
     ident = f"{re.sub(r'[^0-9A-Za-z_]', '_', name)}_{digest}"
     if ident in _CUSTOM_OPS:
         return _CUSTOM_OPS[ident]

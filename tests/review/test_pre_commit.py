@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 import pytest
-from reviewhelpers import REPO, copy_specs, git, run_cli
+from reviewhelpers import FIXTURE_SPECS, REPO, copy_specs, git, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -125,7 +125,9 @@ def test_the_tag_the_docs_name_is_a_release_the_hook_runs_from(tmp_path, pre_com
     # Both hooks come from the tag: the release builds the consumer's wiring and then checks
     # it (this checkout's generator may render differently from the tagged release).
     root = tmp_path / "consumer"
-    copy_specs(root / "specs")
+    (root / "specs").mkdir(parents=True)
+    for name in FIXTURE_SPECS:  # the specs as the release knew them
+        (root / "specs" / name).write_text(git(REPO, "show", f"{tag}:specs/{name}"))
     (root / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {REPO}\n    rev: {tag}\n    hooks:\n"
         "      - id: dsv41gen-build\n      - id: dsv41gen-check\n"

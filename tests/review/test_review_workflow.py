@@ -81,11 +81,14 @@ def test_markdown_cells_show_spec_text_as_written(spec_repo):
     assert result.returncode == 0, result.stderr
     assert "\\u2026" not in result.stdout
     rows = _table_rows(result.stdout)
-    assert rows[0] == ["severity", "variant", "field", "change", "before", "after"]
-    assert all(len(row) == 6 for row in rows), rows
-    [row] = [r for r in rows[1:] if r[2] == "variant.display_name"]
-    assert row[4] == '"DeepSeek V4.1"'
-    assert row[5] == json.dumps(name, ensure_ascii=False)
+    assert rows[0] == ["severity", "field", "change"]
+    assert all(len(row) == 3 for row in rows), rows
+    [row] = [r for r in rows[1:] if "display_name" in r[1]]
+    # the change cell: what changed, then before -> after, each value cut to 32 characters
+    before, after = row[2].split(" → ")
+    assert before.endswith('"DeepSeek V4.1"'), row
+    written = json.dumps(name, ensure_ascii=False)
+    assert after == written[:29] + "...", row  # the spec's own text, '|' and HTML as written
 
 
 def test_generated_diff_does_not_open_with_manifest_churn(spec_repo):

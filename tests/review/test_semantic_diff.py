@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from reviewhelpers import drop_q_head_128_with_waiver, edit, review, run_cli
 
@@ -268,13 +270,14 @@ def test_markdown_report_and_generated_diff(spec_repo):
     result = run_cli(spec_repo, "diff", "--against", "base", "--format", "markdown")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("### dsv41gen: spec changes against `base`")
-    assert "| BEHAVIOUR | `deepseek_v41`<br>`" in result.stdout
-    # it fits a GitHub comment (about 800 px, some 100 characters of code): the widest line
-    # of each column's cells, summed (a cell's <br> lines stack; code spans do not wrap)
+    assert "| BEHAVIOUR | `deepseek_v41` `" in result.stdout
+    # it fits a GitHub comment (about 800 px, some 100 characters of code): the widest piece
+    # the browser cannot wrap (a code span, or a word) of each column's cells, summed
     rows = [line for line in result.stdout.splitlines() if line.startswith("| ")]
     columns = zip(*(row.strip("|").split(" | ") for row in rows), strict=True)
     width = sum(
-        max(len(part) for cell in column for part in cell.split("<br>")) for column in columns
+        max(len(piece) for cell in column for piece in re.findall(r"`[^`]*`|[^ `]+", cell))
+        for column in columns
     )
     assert width <= 100, (width, rows)
     assert "-        return _sizes_for_device({90: [64]}, [128])" in result.stdout

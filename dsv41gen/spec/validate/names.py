@@ -110,7 +110,7 @@ def imported_packages() -> frozenset[str]:
     from ...emit.inputs import templates_dir
 
     sources = sorted(templates_dir().rglob("*.j2")) + sorted(
-        (Path(__file__).resolve().parents[1] / "kernels").glob("*.py")
+        (Path(__file__).resolve().parents[2] / "kernels").glob("*.py")
     )
     found = set()
     for source in sources:
