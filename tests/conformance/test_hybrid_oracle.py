@@ -6,6 +6,7 @@ agree with a generated package that is wrong in the same way."""
 from __future__ import annotations
 
 import pytest
+from conformancecases_hybrid import ENGINE_DEFAULT, HOOK_DEVICES
 from conftest import Driver
 
 NO_PACKAGE = "dsv41gen_no_such_package"
@@ -79,17 +80,9 @@ def test_draft_rewrite_oracle(driver):
     )
 
 
-ENGINE = {
-    "mamba_ssm_cache_dtype": "auto",
-    "multimodal": False,
-    "language_model_only": False,
-    "use_sequence_parallel_moe": False,
-    "pipeline_parallel_size": 1,
-    "enable_dbo": False,
-    "ubatch_size": 1,
-    "speculative_method": None,
-}
-CUDA = {"platform": "CUDA", "capability": [9, 0]}
+# the engine settings and device the case generator starts every hook case from
+ENGINE = ENGINE_DEFAULT
+CUDA = HOOK_DEVICES["cuda9.0"]
 ROPE = {"rope_type": "default", "mrope_section": [1], "mrope_interleaved": True}
 
 
