@@ -864,6 +864,14 @@ specs/deepseek_v4.yaml:@h_prj@:13: checkpoint.weight_sets.classic_mtp.completene
 """,
     ),
     (
+        "block_parameters_name_no_block_weight",
+        [(V4, "[hc_attn_fn, hc_attn_base", "[hc_attn_fm, hc_attn_base")],
+        """
+specs/deepseek_v4.yaml:@[hc_attn_fm@:12: checkpoint.weight_sets.classic_mtp.block.parameters.0: 'hc_attn_fm' is no weight of the block: `block.parameters` lists the block weights (`block.required` / `block.optional`) that are one nn.Parameter each (the tensor is the name itself); did you mean 'hc_attn_fn'?
+specs/deepseek_v4.yaml:@[hc_attn_fm@:12: checkpoint.weight_sets.dspark.block.parameters.0: 'hc_attn_fm' is no weight of the block: `block.parameters` lists the block weights (`block.required` / `block.optional`) that are one nn.Parameter each (the tensor is the name itself); did you mean 'hc_attn_fn'?
+""",
+    ),
+    (
         "compress_ratios_deleted_message_kept",
         [(V41, "  compress_ratios: [0, 1, 2] # 0: pure SWA", "  compress_ratios: !delete")],
         """
