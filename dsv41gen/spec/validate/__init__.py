@@ -27,12 +27,9 @@ from .capability_rules import (
 )
 from .family import across_families, family_checks
 from .report import Report, _Inherited
-from .rules import MAX_EXPERTS, MAX_STAGES
 from .schema import _deleted_at, _schema_errors, schema
 
 __all__ = [
-    "MAX_EXPERTS",
-    "MAX_STAGES",
     "across_families",
     "check_mx_capabilities",
     "check_rope_kv_capabilities",

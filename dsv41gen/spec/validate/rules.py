@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...errors import did_you_mean
+from ..limits import MAX_EXPERTS, MAX_STAGES, MAX_TOKENS_PER_ROUND
 from ..model import (
     Method,
 )
@@ -224,9 +225,6 @@ def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
                     f"hf_config.{field} is {_number(hf[field])}: the stage offset must be a "
                     "non-negative integer",
                 )
-
-
-MAX_EXPERTS = 1024  # routed experts per decoder block: the generated check names each one
 
 
 def _weight_set_block(spec: ResolvedSpec, report: Report) -> None:
@@ -534,14 +532,6 @@ def _inherited_messages_name_their_variant(spec: ResolvedSpec, report: Report) -
                     "variant's own display_name fills it in)",
                 )
                 break
-
-
-# A message with its {display_name} fields filled in (a generated string literal)
-MAX_FILLED_MESSAGE_CHARS = 16384
-
-
-MAX_STAGES = 64  # checkpoint stages (MTP / DSpark layers) a weight set may have
-MAX_TOKENS_PER_ROUND = 64
 
 
 def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
