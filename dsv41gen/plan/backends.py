@@ -14,7 +14,7 @@ from ..spec.hierarchy import BackendCycle as BackendCycle  # the class a failed 
 from ..spec.hierarchy import parent_first, unique_backends
 from ..spec.model import AttentionBackend, BackendKind, Family, KernelBlockSizes
 from .sources import SourceMap
-from .values import Comment, Identifier, PyCode, PyLiteral
+from .values import Comment, PyLiteral
 
 
 @dataclass(frozen=True)
@@ -47,16 +47,6 @@ class BackendClassPlan:
     builder: str | None  # the engine builder class get_builder_cls() returns, when overridden
     builder_source: str | None
     inherited: tuple[str, ...]  # what the class takes from its parent, for the docstring
-
-    @property
-    def kv_cache_layouts_py(self) -> PyCode:
-        """The tuple of KVCacheLayout members, as Python source."""
-        members = [
-            PyCode.format("KVCacheLayout.{}", Identifier(n)) for n in self.kv_cache_layouts or ()
-        ]
-        return PyCode(
-            "(" + ", ".join(m.text for m in members) + ("," if len(members) == 1 else "") + ")"
-        )
 
 
 @dataclass(frozen=True)
