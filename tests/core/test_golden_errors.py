@@ -967,6 +967,21 @@ specs/deepseek_v4.yaml:@cache_spec_types:@:3: kv_cache.cache_spec_types: names t
 specs/deepseek_v41.yaml:@cache_spec_types:@:3: kv_cache.cache_spec_types: names the KV spec types of the caches, but kv_cache.spec_types declares none; declare the types there (each with its parent and state_like)
 """,
     ),
+    (
+        "block_sizes_that_are_not_powers_of_two",  # a typed rule (spec/validate/typed.py)
+        [
+            (V41, "        sm120: [128]\n", "        sm120: [96]\n"),
+            (
+                V41,
+                "      by_capability_family: {sm90: [64]}\n      default: [128]\n",
+                "      by_capability_family: {sm90: [64]}\n      default: [100]\n",
+            ),
+        ],
+        """
+specs/deepseek_v41.yaml:@sm120: [96]@:17: attention_backends.DeepseekV41IndexerBackend.kernel_block_sizes.by_capability_family.sm120.0: block size 96 is not a positive power of two (e.g. 64, 128, 256)
+specs/deepseek_v41.yaml:@default: [100]@:17: attention_backends.FLASHMLA_SPARSE_DSV41.kernel_block_sizes.default.0: block size 100 is not a positive power of two (e.g. 64, 128, 256)
+""",
+    ),
 ]
 
 

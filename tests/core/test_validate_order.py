@@ -125,3 +125,22 @@ def test_a_rule_that_raises_on_a_well_formed_spec_is_not_swallowed(monkeypatch):
     monkeypatch.setattr(validate, "_schema_errors", lambda spec, d: [("engine",)])
     with pytest.raises(KeyError):
         validate.validate_spec(_Spec({}), Diagnostics())
+
+
+@pytest.mark.parametrize("rule", [r for r in validate.RULES if r.typed], ids=lambda rule: rule.name)
+def test_a_typed_rule_reads_the_typed_model_of_its_declared_sections(rule):
+    from dsv41gen.spec.validate.typed import TypedSpec
+
+    _, node = _function(rule.check.__module__, rule.check.__name__)
+    first = node.args.args[0].arg
+    used = {
+        n.attr
+        for n in ast.walk(node)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == first
+    }
+    assert used and used <= set(TypedSpec.SECTIONS), used  # no `spec.data`: no dicts
+    assert {TypedSpec.SECTIONS[a] for a in used} <= set(rule.reads)
+
+
+def test_there_is_a_typed_rule():
+    assert [r.name for r in validate.RULES if r.typed] == ["block_sizes_powers_of_two"]

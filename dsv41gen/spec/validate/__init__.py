@@ -2,7 +2,9 @@
 
 1. ``schema``: the JSON Schema derived from the declaration, every error at its
    ``file:line:col``.
-2. ``rules``, ``kernels``, ``capability_rules``, ``names``: the rules on one resolved spec.
+2. ``rules``, ``kernels``, ``capability_rules``, ``names``: the rules on one resolved spec,
+   each only where the schema found the sections it reads well formed; a typed rule reads
+   them parsed into the typed model (``typed``), the others as dicts.
 3. the parse into the typed model (``validate_family``), then ``family``: the rules that
    compare the variants of a family, and identities across families.
 
@@ -29,6 +31,7 @@ from .capability_rules import (
 from .family import across_families, family_checks
 from .report import Report, _Inherited
 from .schema import _deleted_at, _schema_errors, schema
+from .typed import TypedSpec
 
 __all__ = [
     "across_families",
@@ -48,8 +51,9 @@ class Rule:
     schema found those sections well formed, so it may take their shape for granted (the one
     exception: ``EVERY_VALUE`` rules walk the data as any YAML value, and always run)."""
 
-    check: Callable[[ResolvedSpec, Report], None]
+    check: Callable[[ResolvedSpec, Report], None] | Callable[[TypedSpec, Report], None]
     reads: tuple[str, ...] | None  # None: EVERY_VALUE
+    typed: bool = False  # reads the typed model of its sections (TypedSpec), not the dicts
 
     @property
     def name(self) -> str:
@@ -68,7 +72,7 @@ RULES: tuple[Rule, ...] = (
     Rule(rules._signature_names_declared_weights, ("checkpoint",)),
     Rule(rules._weight_set_loader_rules, ("checkpoint", "hf_config")),
     Rule(rules._weight_set_block, ("checkpoint", "hf_config")),
-    Rule(rules._block_sizes_powers_of_two, ("attention_backends",)),
+    Rule(rules._block_sizes_powers_of_two, ("attention_backends",), typed=True),
     Rule(rules._backend_parents, ("attention_backends", "kv_cache")),
     Rule(rules._num_speculative_tokens_default, ("speculative",)),
     Rule(rules._runner_architectures_known, ("architectures", "runner")),
@@ -123,9 +127,10 @@ def validate_spec(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
         # a field a spec of the lineage deleted is reported at that `!delete`
         diagnostics.add(_deleted_at(spec, path) or spec.where(path), dotted(path), message)
 
+    typed = TypedSpec(spec)
     for rule in RULES:
         if rule.reads is EVERY_VALUE or (broken is not None and broken.isdisjoint(rule.reads)):
-            rule.check(spec, report)
+            rule.check(typed if rule.typed else spec, report)  # type: ignore[arg-type]
 
 
 def validate_family(members: list[ResolvedSpec]) -> list[Variant]:

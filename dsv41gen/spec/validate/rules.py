@@ -10,6 +10,7 @@ from ..model import (
 from ..resolve import ResolvedSpec
 from .report import Report
 from .schema import _deleted_at, _number
+from .typed import TypedSpec
 
 
 def _is_count(value: object) -> bool:
@@ -316,21 +317,13 @@ def _weight_set_block(spec: ResolvedSpec, report: Report) -> None:
             )
 
 
-def _block_sizes_powers_of_two(spec: ResolvedSpec, report: Report) -> None:
-    for backend, body in spec.data.get("attention_backends", {}).items():
-        sizes = body.get("kernel_block_sizes", {})
-        lists = [(("default",), sizes.get("default", []))]
-        lists += [
-            (("by_capability_family", f), v)
-            for f, v in sizes.get("by_capability_family", {}).items()
-        ]
-        for sub, values in lists:
-            for i, value in enumerate(values):
-                if not _is_power_of_two(value):
-                    report(
-                        ("attention_backends", backend, "kernel_block_sizes") + sub + (i,),
-                        f"block size {value!r} is not a positive power of two (e.g. 64, 128, 256)",
-                    )
+def _block_sizes_powers_of_two(spec: TypedSpec, report: Report) -> None:
+    for backend in spec.backends:
+        for path, size in backend.block_sizes():
+            if not _is_power_of_two(size):
+                report(
+                    path, f"block size {size!r} is not a positive power of two (e.g. 64, 128, 256)"
+                )
 
 
 def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
