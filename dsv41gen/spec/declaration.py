@@ -954,6 +954,14 @@ _ATTENTION_BACKENDS = Map(
                 "(AttentionBackend.supports_head_size, checked when the backend is selected); "
                 "[] accepts every size. Without it the parent's list is inherited.",
             ),
+            Field(
+                "supports_pcp",
+                Bool(),
+                doc="supports_pcp(): whether the backend runs under prefill context "
+                "parallelism. With prefill_context_parallel_size > 1, vLLM asserts it for the "
+                "backend of every attention layer at start (v1/worker/cp_utils.py), so `false` "
+                "refuses PCP with vLLM's message. Without it the parent's answer is inherited.",
+            ),
             Field("supports_device_cpu_query_lens_mismatch_on_rocm", Bool()),
             Field("supported_kv_cache_layouts", List(items=Str(pattern=UPPER_CASE))),
             Field(
