@@ -57,7 +57,8 @@ def test_supported_head_sizes_is_generated_and_inherited(tmp_path):
 
 # The new-field demonstration of issue 24: `supports_pcp` went in through the declaration, the
 # backends planner and the backends template only (vLLM 0.33.0: AttentionBackend.supports_pcp()
-# is False, DeepseekV32IndexerBackend's True; v1/worker/cp_utils.py asserts it per layer).
+# is its impl's answer, else False; DeepseekV32IndexerBackend's is True; v1/worker/cp_utils.py
+# asserts it per attention layer).
 PCP_CHILD = textwrap.dedent(
     """\
     spec_version: 1
