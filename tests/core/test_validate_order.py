@@ -143,4 +143,5 @@ def test_a_typed_rule_reads_the_typed_model_of_its_declared_sections(rule):
 
 
 def test_there_is_a_typed_rule():
-    assert [r.name for r in validate.RULES if r.typed] == ["block_sizes_powers_of_two"]
+    typed = [r.name for r in validate.RULES if r.typed]
+    assert typed == ["block_sizes_powers_of_two", "sparse_mla_entries"]

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from ...errors import did_you_mean
 from ..limits import MAX_EXPERTS, MAX_STAGES, MAX_TOKENS_PER_ROUND
-from ..model import (
-    Method,
-)
+from ..model import BackendKind, Method
 from ..resolve import ResolvedSpec
 from .report import Report
 from .schema import _deleted_at, _number
@@ -326,28 +324,37 @@ def _block_sizes_powers_of_two(spec: TypedSpec, report: Report) -> None:
                 )
 
 
+def _sparse_mla_entries(spec: TypedSpec, report: Report) -> None:
+    """A sparse_mla entry is a registered name with block sizes: no class, so no parent or
+    metadata builder, and no parent to inherit its sizes from."""
+    for backend in spec.backends:
+        if backend.kind is not BackendKind.SPARSE_MLA:
+            continue
+        here = ("attention_backends", backend.key)
+        if backend.metadata_builder is not None:
+            report(
+                here + ("metadata_builder",),
+                "a sparse_mla entry records a name and block sizes only; remove `metadata_builder`",
+            )
+        if backend.parent is not None:
+            report(
+                here + ("parent",),
+                "a sparse_mla entry records a name and block sizes only; remove `parent`",
+            )
+        if backend.kernel_block_sizes is None:
+            report(
+                here,
+                "a sparse_mla entry must state kernel_block_sizes: it has no parent to inherit them from",
+            )
+
+
 def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
     backends = _lineage_section(spec, "attention_backends")
     for backend, body in spec.data.get("attention_backends", {}).items():
         parent = body.get("parent")
         here = ("attention_backends", backend)
         if body.get("kind", "indexer") == "sparse_mla":
-            if "metadata_builder" in body:
-                report(
-                    here + ("metadata_builder",),
-                    "a sparse_mla entry records a name and block sizes only; remove `metadata_builder`",
-                )
-            if parent is not None:
-                report(
-                    here + ("parent",),
-                    "a sparse_mla entry records a name and block sizes only; remove `parent`",
-                )
-            if "kernel_block_sizes" not in body:
-                report(
-                    here,
-                    "a sparse_mla entry must state kernel_block_sizes: it has no parent to inherit them from",
-                )
-            continue
+            continue  # _sparse_mla_entries
         if parent is None:
             report(
                 here,
