@@ -91,6 +91,13 @@ class PluginPlan:
     description: str = ""
     runtime_requirement: str = ""
     entry_point: str = ""
+    # plugin_status.py: the entry-point group the family's plugin is in (pyproject.toml), every
+    # group VLLM_PLUGINS filters (a name it holds may be in any of them), the variable and the
+    # separator vLLM splits it on
+    plugin_group: str = engine.GENERAL_PLUGINS_GROUP
+    plugin_groups: tuple[str, ...] = engine.PLUGIN_GROUPS
+    plugins_variable: str = engine.PLUGINS_VARIABLE
+    plugins_separator: str = engine.PLUGINS_SEPARATOR
 
     def backend_sites(self) -> tuple[HookedSite, ...]:
         return tuple(s for s in self.hooked if s.name.startswith(ATTENTION_SITE_PREFIX))

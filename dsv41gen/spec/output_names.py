@@ -29,6 +29,7 @@ PACKAGE_MODULES = frozenset(
         "mxfp8",
         "mxfp8_reference",
         "plugin",
+        "plugin_status",
         "registry",
         "runner",
         "speculative",
