@@ -29,7 +29,8 @@ def _kv_spec_types_in_engine(spec: ResolvedSpec, report: Report) -> None:
     facts = engine_names()
     engine = facts["kv_spec_types"]
     module = facts["kv_spec_module"]
-    for name, body in (spec.data.get("kv_cache", {}).get("spec_types") or {}).items():
+    types = spec.data.get("kv_cache", {}).get("spec_types") or {}
+    for name, body in types.items():
         if name not in engine:
             report(
                 ("kv_cache", "spec_types", name),
@@ -40,8 +41,8 @@ def _kv_spec_types_in_engine(spec: ResolvedSpec, report: Report) -> None:
             )
             continue
         parent = (body or {}).get("parent")
-        if parent is None or parent == engine[name]:
-            continue
+        if parent is None or parent == engine[name] or parent not in types:
+            continue  # an undeclared parent is kernels._kv_spec_types' error
         if engine[name] is None:
             fix = f"{name} is the root of the KV spec types: delete its `parent`"
         else:
