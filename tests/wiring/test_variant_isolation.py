@@ -167,7 +167,11 @@ def sibling_yaml(index: int, parent: str, mutations: list[str]) -> str:
         "extends": parent,
         "variant": {"name": name, "display_name": f"Sibling {index}", "model_type": name},
         "architectures": {
-            arch: {"registry": "text_generation", "module": f"vllm.models.{name}", "class": arch}
+            arch: {
+                "registry": "text_generation",
+                "module": "vllm.models.deepseek_v41",
+                "class": "DeepseekV41ForCausalLM",
+            }
         },
     }
     for mutation in mutations:
