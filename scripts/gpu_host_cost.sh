@@ -32,12 +32,12 @@ step() {  # step NAME TIMEOUT COMMAND...
     return 0
 }
 pytest_q=(python3 -X faulthandler -m pytest -q -rfs -p no:cacheprovider -p no:randomly --durations=5)
-step mxfp8_gpu_tests "${HC_TESTS_TIMEOUT:-240}" "${pytest_q[@]}" tests/kernels/test_mxfp8_gpu.py \
-    tests/kernels/test_mxfp8.py
+step mxfp8_gpu_tests "${HC_TESTS_TIMEOUT:-230}" "${pytest_q[@]}" tests/kernels/test_mxfp8_gpu.py \
+    tests/kernels/test_mxfp8.py tests/kernels/test_mxfp8_vllm_gpu.py
 wait "$build_pid" || { echo "rope_kv build failed"; tail -n 40 "$OUT/rope_kv_build.log"; }
 echo "build done at $((SECONDS - start)) s" | tee -a "$OUT/env.txt"
 DSV41GEN_GRAPH_REPORT="$OUT/graph_integration_h200.json" \
-    step graph_tests "${HC_GRAPH_TIMEOUT:-200}" "${pytest_q[@]}" tests/kernels/test_graph_integration.py
+    step graph_tests "${HC_GRAPH_TIMEOUT:-150}" "${pytest_q[@]}" tests/kernels/test_graph_integration.py
 step host_cost "${HC_BENCH_TIMEOUT:-150}" python3 benchmarks/host_cost_ops.py \
     --build-dir "$ROPE_KV_BUILD_DIR" --json "$OUT/host_cost_h200.json" --both
 python3 benchmarks/plot.py "$OUT/host_cost_h200.json" >>"$OUT/host_cost.log" 2>&1 || true
