@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# the generated reader bounds checkpoints by the counts validation holds hf_config to
+from ..spec.limits import MAX_EXPERTS, MAX_STAGES
 from ..spec.model import Family, PastCount, Variant, WeightSet
-from ..spec.validate import (  # the generated reader bounds checkpoints by the same counts
-    MAX_EXPERTS,
-    MAX_STAGES,
-)
 from .sources import SourceMap
 from .values import Comment, Identifier, LiteralView, PyLiteral
 
@@ -29,6 +27,7 @@ class DecoderBlockPlan:
     experts_count_default: int  # the spec's hf_config value (0 without routed experts)
     experts_past_count_rejected: bool
     experts_weights: tuple[tuple[str, str, int | str], ...]  # (per-expert name, parameter, shard)
+    parameters: tuple[str, ...] = ()  # names that are one parameter each
 
 
 # how each DecoderBlock field is printed: through _words / _pairs (one line per list) or as is
@@ -42,6 +41,7 @@ _BLOCK_FIELD_WRAPPERS: dict[str, str | None] = {
     "experts_count_default": None,
     "experts_past_count_rejected": None,
     "experts_weights": None,
+    "parameters": "_words",
 }
 
 
@@ -182,6 +182,7 @@ def _block_plan(variant: Variant, ws: WeightSet) -> DecoderBlockPlan:
         experts_past_count_rejected=experts is not None
         and experts.past_count is PastCount.REJECTED,
         experts_weights=tuple((k, t.into, t.shard) for k, t in experts.weights) if experts else (),
+        parameters=block.parameters if block else (),
     )
 
 
