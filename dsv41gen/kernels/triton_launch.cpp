@@ -6,7 +6,7 @@
 // pointers' alignment are known: the CUfunction Triton loaded, the grid, the block, the dynamic
 // shared memory and every non-pointer argument. A Launch holds those and makes one
 // cuLaunchKernel per call, with the three pointers of the call and, on the allocating path,
-// the outputs allocated here (at::empty, no Python argument parsing).
+// the outputs allocated here (at::detail::empty_cuda, no Python argument parsing).
 //
 // The Python side builds a Launch only for kernels that need none of what this path leaves out
 // (no global or profile scratch, one CTA per cluster, no PDL or cooperative launch, no launch
@@ -207,7 +207,10 @@ using LaunchPtr = std::shared_ptr<const Launch>;
 // tensors' device, as the Python launchers require.
 class Key {
  public:
-  explicit Key(char entry) { bytes_.reserve(160); bytes_.push_back(entry); }
+  explicit Key(char entry) {
+    bytes_.reserve(160);
+    bytes_.push_back(entry);
+  }
 
   void put(int64_t v) { bytes_.append(reinterpret_cast<const char*>(&v), sizeof v); }
 
@@ -334,8 +337,9 @@ class Launchers : public std::enable_shared_from_this<Launchers> {
     store(key, std::move(launch));
   }
 
-  void add_dequantize(std::shared_ptr<Launch> launch, const at::Tensor& xq, const at::Tensor& scales,
-                      const std::string& layout, at::ScalarType out_dtype, const at::Tensor& out) {
+  void add_dequantize(std::shared_ptr<Launch> launch, const at::Tensor& xq,
+                      const at::Tensor& scales, const std::string& layout, at::ScalarType out_dtype,
+                      const at::Tensor& out) {
     Key key('d');
     key.put(layout.data(), layout.size());
     key.put(static_cast<int64_t>(out_dtype));
@@ -362,14 +366,14 @@ class Launchers : public std::enable_shared_from_this<Launchers> {
     library_ = std::make_unique<torch::Library>(torch::Library::FRAGMENT, ns, std::nullopt,
                                                 __FILE__, __LINE__);
     auto self = shared_from_this();  // the kernels keep the table alive (ops live for good)
-    library_->impl(quantize_name.c_str(),
-                   torch::dispatch(c10::DispatchKey::CUDA,
-                                   torch::CppFunction::makeFromBoxedFunctor(
-                                       std::make_unique<QuantizeKernel>(self))));
-    library_->impl(dequantize_name.c_str(),
-                   torch::dispatch(c10::DispatchKey::CUDA,
-                                   torch::CppFunction::makeFromBoxedFunctor(
-                                       std::make_unique<DequantizeKernel>(self))));
+    library_->impl(
+        quantize_name.c_str(),
+        torch::dispatch(c10::DispatchKey::CUDA, torch::CppFunction::makeFromBoxedFunctor(
+                                                    std::make_unique<QuantizeKernel>(self))));
+    library_->impl(
+        dequantize_name.c_str(),
+        torch::dispatch(c10::DispatchKey::CUDA, torch::CppFunction::makeFromBoxedFunctor(
+                                                    std::make_unique<DequantizeKernel>(self))));
   }
 
  private:
@@ -409,8 +413,7 @@ class Launchers : public std::enable_shared_from_this<Launchers> {
     {
       py::gil_scoped_acquire gil;
       if (launch == nullptr || hooked()) {
-        const py::object result =
-            py::reinterpret_borrow<py::object>(python_quantize_)(x, layout);
+        const py::object result = py::reinterpret_borrow<py::object>(python_quantize_)(x, layout);
         const py::tuple pair = result.cast<py::tuple>();
         return {pair[0].cast<at::Tensor>(), pair[1].cast<at::Tensor>()};
       }
@@ -432,8 +435,7 @@ class Launchers : public std::enable_shared_from_this<Launchers> {
     {
       py::gil_scoped_acquire gil;
       if (launch == nullptr || hooked()) {
-        return py::reinterpret_borrow<py::object>(python_dequantize_)(xq, scales, layout,
-                                                                      out_dtype)
+        return py::reinterpret_borrow<py::object>(python_dequantize_)(xq, scales, layout, out_dtype)
             .cast<at::Tensor>();
       }
     }
