@@ -31,10 +31,10 @@ def engine_names() -> dict:
     """The committed facts file, parsed once."""
     global _ENGINE_NAMES
     if _ENGINE_NAMES is None:
-        import json
-        from pathlib import Path
+        import json  # plain imports: this floor imports nothing from a package
+        import pathlib
 
-        path = Path(__file__).with_name(ENGINE_NAMES_FILE)
+        path = pathlib.Path(__file__).with_name(ENGINE_NAMES_FILE)
         _ENGINE_NAMES = json.loads(path.read_text(encoding="utf-8"))
     return _ENGINE_NAMES
 
