@@ -70,10 +70,16 @@ def root(context, missing=missing):
         def t_10(*unused):
             raise TemplateRuntimeError("No filter named 'py_str' found.")
     try:
-        t_11 = environment.tests['none']
+        t_11 = environment.filters['py_tuple']
     except KeyError:
         @internalcode
         def t_11(*unused):
+            raise TemplateRuntimeError("No filter named 'py_tuple' found.")
+    try:
+        t_12 = environment.tests['none']
+    except KeyError:
+        @internalcode
+        def t_12(*unused):
             raise TemplateRuntimeError("No test named 'none' found.")
     pass
     yield '"""Indexer attention backends of the '
@@ -82,20 +88,20 @@ def root(context, missing=missing):
     yield str(environment.finalize(t_1(t_6(t_8(context, environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'binding_imports'), 'ident'), ', '), 'python/backends.py.j2', 10, "plan.binding_imports | map('ident')| join(', ' )")))
     yield '\n\n\ndef device_is_capability_family(family: int) -> bool:\n    """The capability probe: every block-size decision below asks this one function.\n\n    ``family`` is a compute-capability family (90 = every SM 9.x device: H100, H200, H20, H800),\n    as keyed in attention_backends.<class>.kernel_block_sizes.by_capability_family. Tests\n    replace this function to pretend to run on another device.\n    """\n    return _binding.is_device_capability_family(family)\n\n\ndef _sizes_for_device(by_family: dict[int, list[int]], default: list[int]) -> list[int]:\n    for family, sizes in by_family.items():\n        if device_is_capability_family(family):\n            return list(sizes)\n    return list(default)\n'
     def macro(l_1_b):
-        t_12 = []
+        t_13 = []
         if l_1_b is missing:
             l_1_b = undefined("parameter 'b' was not provided", name='b')
         pass
         if environment.getattr(l_1_b, 'note'):
             pass
-            t_12.extend((
+            t_13.extend((
                 '# ',
                 str(environment.finalize(t_1(t_3(environment.getattr(l_1_b, 'note')), 'python/backends.py.j2', 30, 'b.note | comment'))),
                 '\n',
             ))
         if environment.getattr(l_1_b, 'by_family'):
             pass
-            t_12.extend((
+            t_13.extend((
                 'return _sizes_for_device(',
                 str(environment.finalize(t_1(environment.getattr(l_1_b, 'by_family_py'), 'python/backends.py.j2', 33, 'b.by_family_py'))),
                 ', ',
@@ -104,12 +110,12 @@ def root(context, missing=missing):
             ))
         else:
             pass
-            t_12.extend((
+            t_13.extend((
                 'return ',
                 str(environment.finalize(t_1(t_9(t_7(context.eval_ctx, environment.getattr(l_1_b, 'default'))), 'python/backends.py.j2', 35, 'b.default | list | py'))),
                 '\n',
             ))
-        return concat(t_12)
+        return concat(t_13)
     context.exported_vars.add('sizes_body')
     context.vars['sizes_body'] = l_0_sizes_body = Macro(environment, macro, 'sizes_body', ('b',), False, False, False, context.eval_ctx.autoescape)
     for l_1_c in environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'classes'):
@@ -145,31 +151,38 @@ def root(context, missing=missing):
             yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_c, 'block_sizes'), 'source'), 'python/backends.py.j2', 56, 'c.block_sizes.source')))
             yield '\n'
             yield str(environment.finalize(t_2(t_5(context.call((undefined(name='sizes_body') if l_0_sizes_body is missing else l_0_sizes_body), environment.getattr(l_1_c, 'block_sizes'), _loop_vars=_loop_vars), 8, True), 'python/backends.py.j2', 57, 'sizes_body(c.block_sizes)| indent(8, true )')))
-        if (not t_11(environment.getattr(l_1_c, 'head_sizes'))):
+        if (not t_12(environment.getattr(l_1_c, 'head_sizes'))):
             pass
             yield '\n    @classmethod\n    def get_supported_head_sizes(cls) -> list[int]:\n        # spec: '
             yield str(environment.finalize(t_1(environment.getattr(l_1_c, 'head_sizes_source'), 'python/backends.py.j2', 63, 'c.head_sizes_source')))
             yield '\n        return '
             yield str(environment.finalize(t_1(t_9(t_7(context.eval_ctx, (environment.getattr(l_1_c, 'head_sizes') or ()))), 'python/backends.py.j2', 64, '(c.head_sizes or())| list | py')))
             yield '\n'
+        if (not t_12(environment.getattr(l_1_c, 'supports_pcp'))):
+            pass
+            yield '\n    @classmethod\n    def supports_pcp(cls) -> bool:\n        # spec: '
+            yield str(environment.finalize(t_1(environment.getattr(l_1_c, 'supports_pcp_source'), 'python/backends.py.j2', 70, 'c.supports_pcp_source')))
+            yield '\n        return '
+            yield str(environment.finalize(t_1(t_9(environment.getattr(l_1_c, 'supports_pcp')), 'python/backends.py.j2', 71, 'c.supports_pcp | py')))
+            yield '\n'
         if environment.getattr(l_1_c, 'builder'):
             pass
             yield '\n    @staticmethod\n    def get_builder_cls() -> type:\n        # spec: '
-            yield str(environment.finalize(t_1(environment.getattr(l_1_c, 'builder_source'), 'python/backends.py.j2', 70, 'c.builder_source')))
+            yield str(environment.finalize(t_1(environment.getattr(l_1_c, 'builder_source'), 'python/backends.py.j2', 77, 'c.builder_source')))
             yield '\n        return '
-            yield str(environment.finalize(t_1(t_4(environment.getattr(l_1_c, 'builder')), 'python/backends.py.j2', 71, 'c.builder | ident')))
+            yield str(environment.finalize(t_1(t_4(environment.getattr(l_1_c, 'builder')), 'python/backends.py.j2', 78, 'c.builder | ident')))
             yield '\n'
         if environment.getattr(l_1_c, 'rocm_query_lens_mismatch'):
             pass
             yield '\n    @classmethod\n    def supports_device_cpu_query_lens_mismatch(cls) -> bool:\n        # spec: '
-            yield str(environment.finalize(t_1(environment.getattr(l_1_c, 'rocm_query_lens_mismatch'), 'python/backends.py.j2', 77, 'c.rocm_query_lens_mismatch')))
+            yield str(environment.finalize(t_1(environment.getattr(l_1_c, 'rocm_query_lens_mismatch'), 'python/backends.py.j2', 84, 'c.rocm_query_lens_mismatch')))
             yield '\n        return _binding.is_rocm() or super().supports_device_cpu_query_lens_mismatch()\n'
         if environment.getattr(l_1_c, 'kv_cache_layouts'):
             pass
             yield '\n    @classmethod\n    def supported_kv_cache_layouts(cls) -> tuple[KVCacheLayout, ...]:\n        # spec: '
-            yield str(environment.finalize(t_1(environment.getattr(l_1_c, 'kv_cache_layouts_source'), 'python/backends.py.j2', 84, 'c.kv_cache_layouts_source')))
+            yield str(environment.finalize(t_1(environment.getattr(l_1_c, 'kv_cache_layouts_source'), 'python/backends.py.j2', 91, 'c.kv_cache_layouts_source')))
             yield '\n        return '
-            yield str(environment.finalize(t_1(environment.getattr(l_1_c, 'kv_cache_layouts_py'), 'python/backends.py.j2', 85, 'c.kv_cache_layouts_py')))
+            yield str(environment.finalize(t_1(t_11(environment.getattr(l_1_c, 'kv_cache_layouts'), members_of='KVCacheLayout'), 'python/backends.py.j2', 92, "c.kv_cache_layouts | py_tuple(members_of = 'KVCacheLayout' )")))
             yield '\n'
     l_1_c = missing
     if environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'sparse_mla'):
@@ -179,28 +192,28 @@ def root(context, missing=missing):
             _loop_vars = {}
             pass
             yield '    # spec: '
-            yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_s, 'block_sizes'), 'source'), 'python/backends.py.j2', 94, 's.block_sizes.source')))
+            yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_s, 'block_sizes'), 'source'), 'python/backends.py.j2', 101, 's.block_sizes.source')))
             yield '\n'
             if environment.getattr(environment.getattr(l_1_s, 'block_sizes'), 'note'):
                 pass
                 yield '    # '
-                yield str(environment.finalize(t_1(t_3(environment.getattr(environment.getattr(l_1_s, 'block_sizes'), 'note')), 'python/backends.py.j2', 96, 's.block_sizes.note | comment')))
+                yield str(environment.finalize(t_1(t_3(environment.getattr(environment.getattr(l_1_s, 'block_sizes'), 'note')), 'python/backends.py.j2', 103, 's.block_sizes.note | comment')))
                 yield '\n'
             if environment.getattr(environment.getattr(l_1_s, 'block_sizes'), 'by_family'):
                 pass
                 yield '    '
-                yield str(environment.finalize(t_1(t_10(environment.getattr(l_1_s, 'name')), 'python/backends.py.j2', 99, 's.name | py_str')))
+                yield str(environment.finalize(t_1(t_10(environment.getattr(l_1_s, 'name')), 'python/backends.py.j2', 106, 's.name | py_str')))
                 yield ': lambda: _sizes_for_device('
-                yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_s, 'block_sizes'), 'by_family_py'), 'python/backends.py.j2', 99, 's.block_sizes.by_family_py')))
+                yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_s, 'block_sizes'), 'by_family_py'), 'python/backends.py.j2', 106, 's.block_sizes.by_family_py')))
                 yield ', '
-                yield str(environment.finalize(t_1(t_9(t_7(context.eval_ctx, environment.getattr(environment.getattr(l_1_s, 'block_sizes'), 'default'))), 'python/backends.py.j2', 99, 's.block_sizes.default | list | py')))
+                yield str(environment.finalize(t_1(t_9(t_7(context.eval_ctx, environment.getattr(environment.getattr(l_1_s, 'block_sizes'), 'default'))), 'python/backends.py.j2', 106, 's.block_sizes.default | list | py')))
                 yield '),\n'
             else:
                 pass
                 yield '    '
-                yield str(environment.finalize(t_1(t_10(environment.getattr(l_1_s, 'name')), 'python/backends.py.j2', 101, 's.name | py_str')))
+                yield str(environment.finalize(t_1(t_10(environment.getattr(l_1_s, 'name')), 'python/backends.py.j2', 108, 's.name | py_str')))
                 yield ': lambda: '
-                yield str(environment.finalize(t_1(t_9(t_7(context.eval_ctx, environment.getattr(environment.getattr(l_1_s, 'block_sizes'), 'default'))), 'python/backends.py.j2', 101, 's.block_sizes.default | list | py')))
+                yield str(environment.finalize(t_1(t_9(t_7(context.eval_ctx, environment.getattr(environment.getattr(l_1_s, 'block_sizes'), 'default'))), 'python/backends.py.j2', 108, 's.block_sizes.default | list | py')))
                 yield ',\n'
         l_1_s = missing
         yield '}\n\n# The platform vLLM runs each sparse MLA backend on (a ROCm backend only on ROCm).\nSPARSE_MLA_PLATFORMS = {\n'
@@ -208,14 +221,14 @@ def root(context, missing=missing):
             _loop_vars = {}
             pass
             yield '    '
-            yield str(environment.finalize(t_1(t_10(environment.getattr(l_1_s, 'name')), 'python/backends.py.j2', 109, 's.name | py_str')))
+            yield str(environment.finalize(t_1(t_10(environment.getattr(l_1_s, 'name')), 'python/backends.py.j2', 116, 's.name | py_str')))
             yield ': '
-            yield str(environment.finalize(t_1(t_10(environment.getattr(l_1_s, 'platform')), 'python/backends.py.j2', 109, 's.platform | py_str')))
+            yield str(environment.finalize(t_1(t_10(environment.getattr(l_1_s, 'platform')), 'python/backends.py.j2', 116, 's.platform | py_str')))
             yield ',  # spec: '
-            yield str(environment.finalize(t_1(environment.getattr(l_1_s, 'platform_source'), 'python/backends.py.j2', 109, 's.platform_source')))
+            yield str(environment.finalize(t_1(environment.getattr(l_1_s, 'platform_source'), 'python/backends.py.j2', 116, 's.platform_source')))
             yield '\n'
         l_1_s = missing
         yield '}\n'
 
 blocks = {}
-debug_info = '1=80&10=82&28=84&29=89&30=93&32=96&33=100&35=109&38=115&41=119&42=121&43=125&44=128&46=137&51=140&52=142&56=145&57=147&59=148&63=151&64=153&66=155&70=158&71=160&73=162&77=165&80=167&84=170&85=172&88=175&93=178&94=182&95=184&96=187&98=189&99=192&101=201&108=207&109=211'
+debug_info = '1=86&10=88&28=90&29=95&30=99&32=102&33=106&35=115&38=121&41=125&42=127&43=131&44=134&46=143&51=146&52=148&56=151&57=153&59=154&63=157&64=159&66=161&70=164&71=166&73=168&77=171&78=173&80=175&84=178&87=180&91=183&92=185&95=188&100=191&101=195&102=197&103=200&105=202&106=205&108=214&115=220&116=224'

@@ -14,30 +14,42 @@ def root(context, missing=missing):
         @internalcode
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named '_emit' found.")
+    try:
+        t_2 = environment.filters['ident']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 'ident' found.")
+    try:
+        t_3 = environment.filters['toml_str']
+    except KeyError:
+        @internalcode
+        def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'toml_str' found.")
     pass
     yield '# The '
-    yield str(environment.finalize(t_1(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family_ident'), 'python/pyproject.toml.j2', 1, 'plan.family_ident')))
+    yield str(environment.finalize(t_1(t_2(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/pyproject.toml.j2', 1, 'plan.family | ident')))
     yield ' family as a pip-installable vLLM plugin:\n#   pip install --no-deps <this directory>\n# vLLM loads it through the vllm.general_plugins entry point in every process it starts.\n# hatchling builds the wheel without writing into this directory.\n\n[build-system]\nrequires = ["hatchling>=1.24"]\nbuild-backend = "hatchling.build"\n\n[project]\nname = '
-    yield str(environment.finalize(t_1(environment.getattr(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'toml'), 'distribution'), 'python/pyproject.toml.j2', 11, 'plan.toml.distribution')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'distribution')), 'python/pyproject.toml.j2', 11, 'plan.distribution | toml_str')))
     yield '\nversion = '
-    yield str(environment.finalize(t_1(environment.getattr(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'toml'), 'version'), 'python/pyproject.toml.j2', 12, 'plan.toml.version')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'version')), 'python/pyproject.toml.j2', 12, 'plan.version | toml_str')))
     yield '\ndescription = '
-    yield str(environment.finalize(t_1(environment.getattr(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'toml'), 'description'), 'python/pyproject.toml.j2', 13, 'plan.toml.description')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'description')), 'python/pyproject.toml.j2', 13, 'plan.description | toml_str')))
     yield '\nrequires-python = ">=3.10"\n# spec: '
     yield str(environment.finalize(t_1(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'engine_source'), 'python/pyproject.toml.j2', 15, 'plan.engine_source')))
     yield '; dsv41gen: the kernel sources the package compiles and imports\ndependencies = ['
-    yield str(environment.finalize(t_1(environment.getattr(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'toml'), 'engine_requirement'), 'python/pyproject.toml.j2', 16, 'plan.toml.engine_requirement')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'engine_requirement')), 'python/pyproject.toml.j2', 16, 'plan.engine_requirement | toml_str')))
     yield ', '
-    yield str(environment.finalize(t_1(environment.getattr(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'toml'), 'runtime_requirement'), 'python/pyproject.toml.j2', 16, 'plan.toml.runtime_requirement')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'runtime_requirement')), 'python/pyproject.toml.j2', 16, 'plan.runtime_requirement | toml_str')))
     yield ']\n\n[project.entry-points."vllm.general_plugins"]\n'
-    yield str(environment.finalize(t_1(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family_ident'), 'python/pyproject.toml.j2', 19, 'plan.family_ident')))
+    yield str(environment.finalize(t_1(t_2(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/pyproject.toml.j2', 19, 'plan.family | ident')))
     yield ' = '
-    yield str(environment.finalize(t_1(environment.getattr(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'toml'), 'entry_point'), 'python/pyproject.toml.j2', 19, 'plan.toml.entry_point')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'entry_point')), 'python/pyproject.toml.j2', 19, 'plan.entry_point | toml_str')))
     yield '\n\n[tool.hatch.build.targets.wheel]\n# This directory is the package itself: every file lands under '
-    yield str(environment.finalize(t_1(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family_ident'), 'python/pyproject.toml.j2', 22, 'plan.family_ident')))
+    yield str(environment.finalize(t_1(t_2(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/pyproject.toml.j2', 22, 'plan.family | ident')))
     yield '/ in the wheel.\ninclude = ["/*.py", "/MANIFEST", "/csrc"]\n\n[tool.hatch.build.targets.wheel.sources]\n"" = '
-    yield str(environment.finalize(t_1(environment.getattr(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'toml'), 'family'), 'python/pyproject.toml.j2', 26, 'plan.toml.family')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/pyproject.toml.j2', 26, 'plan.family | toml_str')))
     yield '\n'
 
 blocks = {}
-debug_info = '1=19&11=21&12=23&13=25&15=27&16=29&19=33&22=37&26=39'
+debug_info = '1=31&11=33&12=35&13=37&15=39&16=41&19=45&22=49&26=51'

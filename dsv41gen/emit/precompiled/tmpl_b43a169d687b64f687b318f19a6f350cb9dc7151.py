@@ -44,6 +44,12 @@ def root(context, missing=missing):
         @internalcode
         def t_6(*unused):
             raise TemplateRuntimeError("No filter named 'py_str' found.")
+    try:
+        t_7 = environment.filters['py_tuple']
+    except KeyError:
+        @internalcode
+        def t_7(*unused):
+            raise TemplateRuntimeError("No filter named 'py_tuple' found.")
     pass
     yield '"""KV-cache planning predicates of the '
     yield str(environment.finalize(t_1(t_2(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/kv_cache.py.j2', 1, 'plan.family | ident')))
@@ -65,9 +71,9 @@ def root(context, missing=missing):
         yield '\n    '
         yield str(environment.finalize(t_1(t_6(environment.getattr(l_1_t, 'model_type')), 'python/kv_cache.py.j2', 24, 't.model_type | py_str')))
         yield ': ('
-        yield str(environment.finalize(t_1(environment.getattr(l_1_t, 'always_py'), 'python/kv_cache.py.j2', 24, 't.always_py')))
+        yield str(environment.finalize(t_1(t_7(t_4(context, environment.getattr(l_1_t, 'always'), 'ident')), 'python/kv_cache.py.j2', 24, "t.always | map('ident')| py_tuple")))
         yield ', '
-        yield str(environment.finalize(t_1(environment.getattr(l_1_t, 'when_unsplit_py'), 'python/kv_cache.py.j2', 24, 't.when_unsplit_py')))
+        yield str(environment.finalize(t_1(t_7(t_4(context, environment.getattr(l_1_t, 'when_unsplit'), 'ident')), 'python/kv_cache.py.j2', 24, "t.when_unsplit | map('ident')| py_tuple")))
         yield '),\n'
     l_1_t = missing
     yield '}\n\n\ndef is_state_bucket(target_model_type: str, spec: Any, repeats_per_group: int | None) -> bool:\n    """Whether a bucket of uniform-type KV specs (``spec.first_spec``) is state-like for the\n    target variant (kv_cache.spec_types.<type>.state_like). Another family\'s model_type has no\n    state buckets here."""\n    always, when_unsplit = _STATE_LIKE.get(target_model_type, ((), ()))\n    if isinstance(spec.first_spec, always):\n        return True\n    return repeats_per_group is None and isinstance(spec.first_spec, when_unsplit)\n\n\ndef groups_for_anchor_bytes(\n    target_model_type: str,\n    spec: Any,\n    repeats_per_group: int | None,\n    num_groups_for: Callable[[Any], int],\n) -> int:\n    """Use site 1: bytes a block must hold however the state buckets end up split. A state\n    bucket can go down to one state per group."""\n    if is_state_bucket(target_model_type, spec, repeats_per_group):\n        return len(spec.kv_cache_specs)\n    return num_groups_for(spec)\n\n\ndef caps_state_group(\n    target_model_type: str, spec: Any, repeats_per_group: int | None, anchor_bytes: int\n) -> bool:\n    """Use site 2: cap a state group at the states a block already fits, rather than let it\n    widen the block."""\n    return bool(anchor_bytes) and is_state_bucket(target_model_type, spec, repeats_per_group)\n'
@@ -134,4 +140,4 @@ def root(context, missing=missing):
     l_1_loop = l_1_c = missing
 
 blocks = {}
-debug_info = '1=49&10=51&17=58&22=60&23=64&24=66&58=74&74=78&75=81&78=84&92=91&93=93&94=96&96=99&97=105&98=112&99=115&101=117&102=119&103=123&105=127'
+debug_info = '1=55&10=57&17=64&22=66&23=70&24=72&58=80&74=84&75=87&78=90&92=97&93=99&94=102&96=105&97=111&98=118&99=121&101=123&102=125&103=129&105=133'

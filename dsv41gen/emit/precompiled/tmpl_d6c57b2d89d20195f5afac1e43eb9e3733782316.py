@@ -14,13 +14,31 @@ def root(context, missing=missing):
         @internalcode
         def t_1(*unused):
             raise TemplateRuntimeError("No filter named '_emit' found.")
+    try:
+        t_2 = environment.filters['doc']
+    except KeyError:
+        @internalcode
+        def t_2(*unused):
+            raise TemplateRuntimeError("No filter named 'doc' found.")
+    try:
+        t_3 = environment.filters['ident']
+    except KeyError:
+        @internalcode
+        def t_3(*unused):
+            raise TemplateRuntimeError("No filter named 'ident' found.")
+    try:
+        t_4 = environment.filters['py']
+    except KeyError:
+        @internalcode
+        def t_4(*unused):
+            raise TemplateRuntimeError("No filter named 'py' found.")
     pass
     yield '"""The vLLM plugin of the '
-    yield str(environment.finalize(t_1(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family_ident'), 'python/plugin.py.j2', 1, 'plan.family_ident')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/plugin.py.j2', 1, 'plan.family | ident')))
     yield ' family: one hook per vLLM wiring site its specs cover.\n\n``install()`` is the ``vllm.general_plugins`` entry point (through ``'
-    yield str(environment.finalize(t_1(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family_ident'), 'python/plugin.py.j2', 3, 'plan.family_ident')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/plugin.py.j2', 3, 'plan.family | ident')))
     yield '.vllm_plugin``).\nIt checks every site first: the installed vLLM release, then each target function\'s presence,\nbinding and parameters. Only when all of them are what the specs were written for does it patch\nthem, all at once; otherwise it raises PluginLoadError naming each site that differs, and vLLM\nis left as it was. Each hook handles the family\'s own model_types and architectures with the\ngenerated wiring and hands everything else to vLLM\'s original function, unchanged.\nRun ``dsv41gen explain`` for the table of sites, including those no plugin can hook.\n"""\n\nfrom __future__ import annotations\n\nimport ast\nimport importlib\nimport importlib.metadata\nimport importlib.util\nimport inspect\nimport logging\nimport warnings\nfrom collections.abc import Callable\nfrom dataclasses import dataclass\nfrom typing import Any\n\nfrom . import registry\n'
-    if environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'backend_sites'):
+    if context.call(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'backend_sites')):
         pass
         yield 'from . import backends\n'
     if (context.call(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'has'), 'speculative.draft_rewrite') or context.call(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'has'), 'speculative.config')):
@@ -32,15 +50,15 @@ def root(context, missing=missing):
     yield '\n# spec: '
     yield str(environment.finalize(t_1(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'engine_source'), 'python/plugin.py.j2', 36, 'plan.engine_source')))
     yield '\nENGINE_REQUIREMENT = '
-    yield str(environment.finalize(t_1(environment.getattr(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'py'), 'engine_requirement'), 'python/plugin.py.j2', 37, 'plan.py.engine_requirement')))
+    yield str(environment.finalize(t_1(t_4(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'engine_requirement')), 'python/plugin.py.j2', 37, 'plan.engine_requirement | py')))
     yield '\nENGINE_VERSION = '
-    yield str(environment.finalize(t_1(environment.getattr(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'py'), 'engine_version'), 'python/plugin.py.j2', 38, 'plan.py.engine_version')))
+    yield str(environment.finalize(t_1(t_4(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'engine_version')), 'python/plugin.py.j2', 38, 'plan.engine_version | py')))
     yield "\n\n# The HF model_types the hooks handle (variant.model_type); every other model is vLLM's own.\nMODEL_TYPES: frozenset[str] = frozenset(\n    {\n"
-    for (l_1_model_type, l_1_source) in environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'model_type_rows'):
+    for (l_1_model_type, l_1_source) in environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'model_types'):
         _loop_vars = {}
         pass
         yield '        '
-        yield str(environment.finalize(t_1(l_1_model_type, 'python/plugin.py.j2', 44, 'model_type')))
+        yield str(environment.finalize(t_1(t_4(l_1_model_type), 'python/plugin.py.j2', 44, 'model_type | py')))
         yield ',  # spec: '
         yield str(environment.finalize(t_1(l_1_source, 'python/plugin.py.j2', 44, 'source')))
         yield '\n'
@@ -52,34 +70,34 @@ def root(context, missing=missing):
         yield '    # spec: '
         yield str(environment.finalize(t_1(environment.getattr(l_1_site, 'source'), 'python/plugin.py.j2', 77, 'site.source')))
         yield '\n    Site(\n        name='
-        yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_site, 'py'), 'name'), 'python/plugin.py.j2', 79, 'site.py.name')))
+        yield str(environment.finalize(t_1(t_4(environment.getattr(l_1_site, 'name')), 'python/plugin.py.j2', 79, 'site.name | py')))
         yield ',\n        module='
-        yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_site, 'target_py'), 'module'), 'python/plugin.py.j2', 80, 'site.target_py.module')))
+        yield str(environment.finalize(t_1(t_4(environment.getattr(environment.getattr(l_1_site, 'target'), 'module')), 'python/plugin.py.j2', 80, 'site.target.module | py')))
         yield ',\n        owner='
-        yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_site, 'target_py'), 'owner'), 'python/plugin.py.j2', 81, 'site.target_py.owner')))
+        yield str(environment.finalize(t_1(t_4(environment.getattr(environment.getattr(l_1_site, 'target'), 'owner')), 'python/plugin.py.j2', 81, 'site.target.owner | py')))
         yield ',\n        attribute='
-        yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_site, 'target_py'), 'attribute'), 'python/plugin.py.j2', 82, 'site.target_py.attribute')))
+        yield str(environment.finalize(t_1(t_4(environment.getattr(environment.getattr(l_1_site, 'target'), 'attribute')), 'python/plugin.py.j2', 82, 'site.target.attribute | py')))
         yield ',\n        static='
-        yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_site, 'target_py'), 'static'), 'python/plugin.py.j2', 83, 'site.target_py.static')))
+        yield str(environment.finalize(t_1(t_4(environment.getattr(environment.getattr(l_1_site, 'target'), 'static')), 'python/plugin.py.j2', 83, 'site.target.static | py')))
         yield ',\n        parameters='
-        yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_site, 'target_py'), 'parameters'), 'python/plugin.py.j2', 84, 'site.target_py.parameters')))
+        yield str(environment.finalize(t_1(t_4(environment.getattr(environment.getattr(l_1_site, 'target'), 'parameters')), 'python/plugin.py.j2', 84, 'site.target.parameters | py')))
         yield ',\n        hook='
-        yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_site, 'py'), 'hook'), 'python/plugin.py.j2', 85, 'site.py.hook')))
+        yield str(environment.finalize(t_1(t_4(environment.getattr(l_1_site, 'hook')), 'python/plugin.py.j2', 85, 'site.hook | py')))
         yield ',\n        reads='
-        yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_site, 'py'), 'reads'), 'python/plugin.py.j2', 86, 'site.py.reads')))
+        yield str(environment.finalize(t_1(t_4(environment.getattr(l_1_site, 'reads')), 'python/plugin.py.j2', 86, 'site.reads | py')))
         yield ',\n    ),\n'
     l_1_site = missing
     yield ')\n\n# The original function of each replaced site, kept by install() for the hooks to delegate to.\n_ORIGINALS: dict[str, Callable[..., Any]] = {}\n'
     if context.call(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'has'), 'hf_config_class'):
         pass
         yield "\n# Whose HF config class a variant's config takes when the engine knows none for its own\n# model_type: its parent variant's (extends), parents first.\nCONFIG_PARENTS: dict[str, str] = {\n"
-        for (l_1_model_type, l_1_parent, l_1_source) in environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'config_parent_rows'):
+        for (l_1_model_type, l_1_parent, l_1_source) in environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'config_parents'):
             _loop_vars = {}
             pass
             yield '    '
-            yield str(environment.finalize(t_1(l_1_model_type, 'python/plugin.py.j2', 99, 'model_type')))
+            yield str(environment.finalize(t_1(t_4(l_1_model_type), 'python/plugin.py.j2', 99, 'model_type | py')))
             yield ': '
-            yield str(environment.finalize(t_1(l_1_parent, 'python/plugin.py.j2', 99, 'parent')))
+            yield str(environment.finalize(t_1(t_4(l_1_parent), 'python/plugin.py.j2', 99, 'parent | py')))
             yield ',  # spec: '
             yield str(environment.finalize(t_1(l_1_source, 'python/plugin.py.j2', 99, 'source')))
             yield '\n'
@@ -95,44 +113,44 @@ def root(context, missing=missing):
             pass
             yield "    except TypeError:\n        # The engine crashes on a draft given without num_speculative_tokens where no default\n        # applies (speculative.methods.<method>.num_speculative_tokens.default: none):\n        # the spec's refusal, which says what to set, in place of the crash.\n        if requested is None and self.method is not None:\n            speculative.refuse_unset_num_speculative_tokens(target_model_type, self.method)\n        raise\n"
         yield '    except ZeroDivisionError:\n        # vLLM\'s divisibility check divides by a draft config\'s n_predict of 0\n        # (num_nextn_predict_layers: 0): the spec\'s rule refuses it with a message instead.\n        if self.method is not None and self.draft_model_config is not None:\n            speculative.resolve_num_speculative_tokens(\n                target_model_type, self.method, self.draft_model_config.hf_config, requested\n            )\n        raise\n    if self.draft_model_config is None or self.method is None:\n        return result  # no draft was built: vLLM judged no method, nor does the spec\n    speculative.validate_method(target_model_type, self.method)\n    if self.method in speculative.FAMILY_METHODS:\n        _rewrite_draft(self, target_model_type, requested)\n    return result\n\n\ndef _rewrite_draft(self, target_model_type: str, requested: int | None) -> None:\n    """The spec\'s draft config, from the draft\'s own HF config (a separate draft directory has\n    its own num_nextn_predict_layers). The draft\'s quantization stays what vLLM set: vLLM has\n    validated the draft\'s ModelConfig with it (speculative.methods.<method>.target_quantization\n    states that rule; it is not re-applied here)."""\n    draft = self.draft_model_config\n    overrides = speculative.draft_config_overrides(target_model_type, self.method, draft.hf_config)\n    if overrides is not None:\n        changed = {k: v for k, v in overrides.items() if getattr(draft.hf_config, k, None) != v}\n        if "model_type" in changed:\n            draft.hf_config.model_type = changed["model_type"]\n        draft.hf_config.update({k: v for k, v in changed.items() if k != "model_type"})\n        if changed:\n            self.update_arch_()  # vLLM\'s own refresh of the draft\'s architecture fields\n    with warnings.catch_warnings():\n        # vLLM has already warned about this num_speculative_tokens in its own words: once\n        warnings.simplefilter("ignore")\n        self.num_speculative_tokens = speculative.resolve_num_speculative_tokens(\n            target_model_type, self.method, draft.hf_config, requested\n        )\n\n'
-    if environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'backend_sites'):
+    if context.call(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'backend_sites')):
         pass
         yield "\n# (model_type, the indexer backend class vLLM's layer returns): the generated class a variant\n# declares in its place (a subclass of it, after deleting the inherited entry).\nBACKEND_REPLACEMENTS: dict[tuple[str, str], type] = {\n"
-        for (l_1_model_type, l_1_engine_class, l_1_ours, l_1_source) in environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'backend_replacement_rows'):
+        for (l_1_model_type, l_1_engine_class, l_1_ours, l_1_source) in environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'backend_replacements'):
             _loop_vars = {}
             pass
             yield '    # spec: '
             yield str(environment.finalize(t_1(l_1_source, 'python/plugin.py.j2', 269, 'source')))
             yield '\n    ('
-            yield str(environment.finalize(t_1(l_1_model_type, 'python/plugin.py.j2', 270, 'model_type')))
+            yield str(environment.finalize(t_1(t_4(l_1_model_type), 'python/plugin.py.j2', 270, 'model_type | py')))
             yield ', '
-            yield str(environment.finalize(t_1(l_1_engine_class, 'python/plugin.py.j2', 270, 'engine_class')))
+            yield str(environment.finalize(t_1(t_4(l_1_engine_class), 'python/plugin.py.j2', 270, 'engine_class | py')))
             yield '): backends.'
-            yield str(environment.finalize(t_1(l_1_ours, 'python/plugin.py.j2', 270, 'ours')))
+            yield str(environment.finalize(t_1(t_3(l_1_ours), 'python/plugin.py.j2', 270, 'ours | ident')))
             yield ',\n'
         l_1_model_type = l_1_engine_class = l_1_ours = l_1_source = missing
         yield '}\n\n\ndef _replaced_backend(backend: type) -> type:\n    """The class the served variant\'s spec puts in place of ``backend``, or ``backend``."""\n    config = importlib.import_module("vllm.config").get_current_vllm_config_or_none()\n    model_config = getattr(config, "model_config", None)\n    model_type = str(getattr(getattr(model_config, "hf_config", None), "model_type", ""))\n    return BACKEND_REPLACEMENTS.get((model_type, backend.__name__), backend)\n'
-        for l_1_site in environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'backend_sites'):
+        for l_1_site in context.call(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'backend_sites')):
             _loop_vars = {}
             pass
             yield '\n\ndef '
-            yield str(environment.finalize(t_1(environment.getattr(l_1_site, 'hook_ident'), 'python/plugin.py.j2', 284, 'site.hook_ident')))
+            yield str(environment.finalize(t_1(t_3(environment.getattr(l_1_site, 'hook')), 'python/plugin.py.j2', 284, 'site.hook | ident')))
             yield '(self):\n    """Site '
-            yield str(environment.finalize(t_1(environment.getattr(l_1_site, 'name_doc'), 'python/plugin.py.j2', 285, 'site.name_doc')))
+            yield str(environment.finalize(t_1(t_2(environment.getattr(l_1_site, 'name')), 'python/plugin.py.j2', 285, 'site.name | doc')))
             yield ': the layer\'s own choice (by its flags), then the variant\'s\n    subclass in place of the class it replaces (attention_backends.<class>.parent)."""\n    return _replaced_backend(_ORIGINALS['
-            yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_site, 'py'), 'name'), 'python/plugin.py.j2', 287, 'site.py.name')))
+            yield str(environment.finalize(t_1(t_4(environment.getattr(l_1_site, 'name')), 'python/plugin.py.j2', 287, 'site.name | py')))
             yield '](self))\n'
         l_1_site = missing
     if context.call(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'has'), 'speculative.dspark.kv_layout'):
         pass
         yield "\n# A DSpark draft's model_type -> whether its layers share the target's KV layout\n# (speculative.methods.dspark.reuses_target_kv_layout, keyed by its draft_model_type).\nDSPARK_REUSES_TARGET_KV_LAYOUT: dict[str, bool] = {\n"
-        for (l_1_model_type, l_1_reuses, l_1_source) in environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'dspark_kv_layout_rows'):
+        for (l_1_model_type, l_1_reuses, l_1_source) in environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'dspark_kv_layouts'):
             _loop_vars = {}
             pass
             yield '    '
-            yield str(environment.finalize(t_1(l_1_model_type, 'python/plugin.py.j2', 296, 'model_type')))
+            yield str(environment.finalize(t_1(t_4(l_1_model_type), 'python/plugin.py.j2', 296, 'model_type | py')))
             yield ': '
-            yield str(environment.finalize(t_1(l_1_reuses, 'python/plugin.py.j2', 296, 'reuses')))
+            yield str(environment.finalize(t_1(t_4(l_1_reuses), 'python/plugin.py.j2', 296, 'reuses | py')))
             yield ',  # spec: '
             yield str(environment.finalize(t_1(l_1_source, 'python/plugin.py.j2', 296, 'source')))
             yield '\n'
@@ -148,21 +166,21 @@ def root(context, missing=missing):
             _loop_vars = {}
             pass
             yield '    EngineSet(\n        name='
-            yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_engine_set, 'py'), 'name'), 'python/plugin.py.j2', 349, 'engine_set.py.name')))
+            yield str(environment.finalize(t_1(t_4(environment.getattr(l_1_engine_set, 'name')), 'python/plugin.py.j2', 349, 'engine_set.name | py')))
             yield ',\n        module='
-            yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_engine_set, 'target_py'), 'module'), 'python/plugin.py.j2', 350, 'engine_set.target_py.module')))
+            yield str(environment.finalize(t_1(t_4(environment.getattr(environment.getattr(l_1_engine_set, 'target'), 'module')), 'python/plugin.py.j2', 350, 'engine_set.target.module | py')))
             yield ',\n        attribute='
-            yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_engine_set, 'target_py'), 'attribute'), 'python/plugin.py.j2', 351, 'engine_set.target_py.attribute')))
+            yield str(environment.finalize(t_1(t_4(environment.getattr(environment.getattr(l_1_engine_set, 'target'), 'attribute')), 'python/plugin.py.j2', 351, 'engine_set.target.attribute | py')))
             yield ',\n        reader='
-            yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_engine_set, 'target_py'), 'reader'), 'python/plugin.py.j2', 352, 'engine_set.target_py.reader')))
+            yield str(environment.finalize(t_1(t_4(environment.getattr(environment.getattr(l_1_engine_set, 'target'), 'reader')), 'python/plugin.py.j2', 352, 'engine_set.target.reader | py')))
             yield ',\n        platform='
-            yield str(environment.finalize(t_1(environment.getattr(environment.getattr(l_1_engine_set, 'target_py'), 'platform'), 'python/plugin.py.j2', 353, 'engine_set.target_py.platform')))
+            yield str(environment.finalize(t_1(t_4(environment.getattr(environment.getattr(l_1_engine_set, 'target'), 'platform')), 'python/plugin.py.j2', 353, 'engine_set.target.platform | py')))
             yield ',\n        members=frozenset(\n            {\n'
-            for (l_2_architecture, l_2_source) in environment.getattr(l_1_engine_set, 'member_rows'):
+            for (l_2_architecture, l_2_source) in environment.getattr(l_1_engine_set, 'members'):
                 _loop_vars = {}
                 pass
                 yield '                '
-                yield str(environment.finalize(t_1(l_2_architecture, 'python/plugin.py.j2', 357, 'architecture')))
+                yield str(environment.finalize(t_1(t_4(l_2_architecture), 'python/plugin.py.j2', 357, 'architecture | py')))
                 yield ',  # spec: '
                 yield str(environment.finalize(t_1(l_2_source, 'python/plugin.py.j2', 357, 'source')))
                 yield '\n'
@@ -170,7 +188,7 @@ def root(context, missing=missing):
             yield '            }\n        ),\n    ),\n'
         l_1_engine_set = missing
         yield ')\n# The platforms a set answers for on its own; any other platform gets the sets marked "".\nENGINE_SET_PLATFORMS: tuple[str, ...] = '
-        yield str(environment.finalize(t_1(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'engine_set_platforms_py'), 'python/plugin.py.j2', 365, 'plan.engine_set_platforms_py')))
+        yield str(environment.finalize(t_1(t_4(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'engine_set_platforms')), 'python/plugin.py.j2', 365, 'plan.engine_set_platforms | py')))
         yield '\n\n\ndef _platform() -> str:\n    platform = importlib.import_module("vllm.platforms").current_platform\n    return next((p for p in ENGINE_SET_PLATFORMS if getattr(platform, f"is_{p}")()), "")\n\n\ndef _engine_set_problem(engine_set: EngineSet) -> str | None:\n    where = f"{engine_set.module}.{engine_set.attribute}"\n    try:\n        value = getattr(importlib.import_module(engine_set.module), engine_set.attribute)\n    except (ImportError, AttributeError) as error:\n        return f"engine set {engine_set.name}: {where} cannot be imported ({error})"\n    if getattr(value, "__dsv41gen_site__", None) == "engine_sets":\n        return None  # installed by an earlier load in this process\n    if engine_set.reader and not callable(value):\n        return f"engine set {engine_set.name}: {where} is no longer a function"\n    if not engine_set.reader and not isinstance(value, frozenset):\n        return f"engine set {engine_set.name}: {where} is no longer a frozenset"\n    return None\n\n\nclass _WidenedReader:\n    """vLLM\'s function that returns an engine set, answering with the family\'s members of the\n    set in force on the platform added. Marked, so a second load does not wrap it again."""\n\n    __dsv41gen_site__ = "engine_sets"\n\n    def __init__(self, original: Callable[[], frozenset[str]], sets: tuple[EngineSet, ...]):\n        self.__wrapped__ = original\n        self._sets = sets\n\n    def __call__(self) -> frozenset[str]:\n        platform = _platform()\n        members = (s.members for s in self._sets if s.platform == platform)\n        return self.__wrapped__() | frozenset().union(*members)\n\n    def cache_clear(self) -> None:\n        """The cached original\'s (vLLM\'s tests clear it)."""\n        getattr(self.__wrapped__, "cache_clear", lambda: None)()\n\n\ndef widen_engine_sets() -> None:\n    """Make the family\'s architectures members of the engine\'s sets their specs name, so a\n    variant the engine does not know by name is treated as the model class it runs\n    (architectures.<name>.engine_sets)."""\n    readers: dict[tuple[str, str], tuple[EngineSet, ...]] = {}\n    for engine_set in ENGINE_SETS:\n        module = importlib.import_module(engine_set.module)\n        if engine_set.reader:\n            key = (engine_set.module, engine_set.attribute)\n            readers[key] = (*readers.get(key, ()), engine_set)\n        else:\n            current = getattr(module, engine_set.attribute)\n            setattr(module, engine_set.attribute, current | engine_set.members)\n    for (module_name, attribute), sets in readers.items():\n        module = importlib.import_module(module_name)\n        original = getattr(module, attribute)\n        if getattr(original, "__dsv41gen_site__", None) != "engine_sets":\n            setattr(module, attribute, _WidenedReader(original, sets))\n'
     yield '\ndef _installed_version() -> str | None:\n    try:\n        return importlib.metadata.version("vllm")\n    except importlib.metadata.PackageNotFoundError:\n        return None\n\n\ndef _resolve(site: Site) -> tuple[object, object, str | None]:\n    """(owner class or module, raw attribute, problem): what the site\'s target is here."""\n    try:\n        module = importlib.import_module(site.module)\n        owner = getattr(module, site.owner) if site.owner else module\n    except (ImportError, AttributeError) as error:\n        where = ".".join(part for part in (site.module, site.owner) if part)\n        return None, None, f"{where} cannot be imported ({error})"\n    if not site.owner and site.static:\n        function = getattr(owner, site.attribute, None)\n        if getattr(function, "__dsv41gen_site__", None) == site.name:\n            return owner, function, None  # installed by an earlier load in this process\n        if not callable(function):\n            return owner, function, f"{site.qualified} is not a function"\n        parameters = tuple(inspect.signature(function).parameters)\n        if parameters != site.parameters:\n            problem = f"{site.qualified} takes {parameters}, not {site.parameters} as in vLLM {ENGINE_VERSION}"\n            return owner, function, problem\n        return owner, function, None\n    if not site.owner:\n        table = getattr(owner, site.attribute, None)\n        if not isinstance(table, dict):\n            return owner, table, f"{site.qualified} is not a dict"\n        return owner, table, None\n    raw = owner.__dict__.get(site.attribute)\n    if raw is None:\n        return owner, None, f"{site.qualified} does not exist"\n    function = raw.__func__ if isinstance(raw, staticmethod) else raw\n    if getattr(function, "__dsv41gen_site__", None) == site.name:\n        return owner, raw, None  # installed by an earlier load in this process\n    if isinstance(raw, staticmethod) != site.static or not callable(function):\n        kind = "a staticmethod" if site.static else "a method"\n        return owner, raw, f"{site.qualified} is no longer {kind}"\n    parameters = tuple(inspect.signature(function).parameters)\n    if parameters != site.parameters:\n        problem = f"{site.qualified} takes {parameters}, not {site.parameters} as in vLLM {ENGINE_VERSION}"\n        return owner, raw, problem\n    return owner, raw, None\n\n\ndef check() -> list[tuple[Site, object, object]]:\n    """Every site\'s target, or PluginLoadError naming each site that is not as expected."""\n    problems = []\n    installed = _installed_version()\n    if installed != ENGINE_VERSION:\n        problems.append(\n            f"engine: the {__package__} specs describe {ENGINE_REQUIREMENT}, but vllm "\n            f"{installed or \'is not installed\'}{\'\' if installed is None else \' is installed\'}"\n        )\n    resolved = []\n    for site in SITES:\n        owner, raw, problem = _resolve(site)\n        if problem is not None:\n            problems.append(f"site {site.name}: {problem}")\n        else:\n            assert owner is not None  # _resolve names a problem whenever the owner is missing\n            resolved.append((site, owner, raw))\n'
     if context.call(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'has'), 'hf_config_class'):
@@ -186,4 +204,4 @@ def root(context, missing=missing):
     yield '    register_models()\n'
 
 blocks = {}
-debug_info = '1=19&3=21&26=23&29=26&32=29&36=33&37=35&38=37&43=39&44=43&76=49&77=53&79=55&80=57&81=59&82=61&83=63&84=65&85=67&86=69&93=73&98=76&99=80&144=88&164=91&216=94&263=98&268=101&269=105&270=107&281=115&284=119&285=121&287=123&290=126&295=129&296=133&312=141&328=144&347=147&349=151&350=153&351=155&352=157&353=159&356=161&357=165&365=173&492=176&500=179&592=183'
+debug_info = '1=37&3=39&26=41&29=44&32=47&36=51&37=53&38=55&43=57&44=61&76=67&77=71&79=73&80=75&81=77&82=79&83=81&84=83&85=85&86=87&93=91&98=94&99=98&144=106&164=109&216=112&263=116&268=119&269=123&270=125&281=133&284=137&285=139&287=141&290=144&295=147&296=151&312=159&328=162&347=165&349=169&350=171&351=173&352=175&353=177&356=179&357=183&365=191&492=194&500=197&592=201'
