@@ -118,6 +118,14 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
         )
         # the license file the wheel's pyproject.toml names (PEP 639 license-files)
         files.append(_file(f"{package}/LICENSE", "package/LICENSE.j2", "plugin"))
+        files.append(
+            _file(
+                f"{package}/plugin_status.py",
+                "python/plugin_status.py.j2",
+                "plugin",
+                plan=plugin_plan,
+            )
+        )
     kv_plan = kv_cache.plan_kv_cache(family, sources)
     if kv_plan is not None:
         files.append(
