@@ -29,27 +29,27 @@ def root(context, missing=missing):
     pass
     yield '# The '
     yield str(environment.finalize(t_1(t_2(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/pyproject.toml.j2', 1, 'plan.family | ident')))
-    yield ' family as a pip-installable vLLM plugin:\n#   pip install --no-deps <this directory>\n# vLLM loads it through the vllm.general_plugins entry point in every process it starts.\n# hatchling builds the wheel without writing into this directory.\n\n[build-system]\nrequires = ["hatchling>=1.24"]\nbuild-backend = "hatchling.build"\n\n[project]\nname = '
-    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'distribution')), 'python/pyproject.toml.j2', 11, 'plan.distribution | toml_str')))
+    yield ' family as a pip-installable vLLM plugin:\n#   pip install --no-deps <this directory>\n# vLLM loads it through the vllm.general_plugins entry point in every process it starts.\n# hatchling builds the wheel without writing into this directory.\n\n[build-system]\n# 1.27: the first to write PEP 639 metadata (License-Expression, License-File)\nrequires = ["hatchling>=1.27"]\nbuild-backend = "hatchling.build"\n\n[project]\nname = '
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'distribution')), 'python/pyproject.toml.j2', 12, 'plan.distribution | toml_str')))
     yield '\nversion = '
-    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'version')), 'python/pyproject.toml.j2', 12, 'plan.version | toml_str')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'version')), 'python/pyproject.toml.j2', 13, 'plan.version | toml_str')))
     yield '\ndescription = '
-    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'description')), 'python/pyproject.toml.j2', 13, 'plan.description | toml_str')))
-    yield '\nrequires-python = ">=3.10"\n# spec: '
-    yield str(environment.finalize(t_1(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'engine_source'), 'python/pyproject.toml.j2', 15, 'plan.engine_source')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'description')), 'python/pyproject.toml.j2', 14, 'plan.description | toml_str')))
+    yield '\nrequires-python = ">=3.10"\n# dsv41gen\'s templates are Apache-2.0, as is vLLM, which the package plugs into\nlicense = "Apache-2.0"\nlicense-files = ["LICENSE"]\n# spec: '
+    yield str(environment.finalize(t_1(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'engine_source'), 'python/pyproject.toml.j2', 19, 'plan.engine_source')))
     yield '; dsv41gen: the kernel sources the package compiles and imports\ndependencies = ['
-    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'engine_requirement')), 'python/pyproject.toml.j2', 16, 'plan.engine_requirement | toml_str')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'engine_requirement')), 'python/pyproject.toml.j2', 20, 'plan.engine_requirement | toml_str')))
     yield ', '
-    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'runtime_requirement')), 'python/pyproject.toml.j2', 16, 'plan.runtime_requirement | toml_str')))
-    yield ']\n\n[project.entry-points."vllm.general_plugins"]\n'
-    yield str(environment.finalize(t_1(t_2(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/pyproject.toml.j2', 19, 'plan.family | ident')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'runtime_requirement')), 'python/pyproject.toml.j2', 20, 'plan.runtime_requirement | toml_str')))
+    yield ']\n\n[project.urls]\n"vLLM plugin system" = "https://docs.vllm.ai/en/stable/design/plugin_system/"\n\n[project.entry-points."vllm.general_plugins"]\n'
+    yield str(environment.finalize(t_1(t_2(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/pyproject.toml.j2', 26, 'plan.family | ident')))
     yield ' = '
-    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'entry_point')), 'python/pyproject.toml.j2', 19, 'plan.entry_point | toml_str')))
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'entry_point')), 'python/pyproject.toml.j2', 26, 'plan.entry_point | toml_str')))
     yield '\n\n[tool.hatch.build.targets.wheel]\n# This directory is the package itself: every file lands under '
-    yield str(environment.finalize(t_1(t_2(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/pyproject.toml.j2', 22, 'plan.family | ident')))
-    yield '/ in the wheel.\ninclude = ["/*.py", "/MANIFEST", "/csrc"]\n\n[tool.hatch.build.targets.wheel.sources]\n"" = '
-    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/pyproject.toml.j2', 26, 'plan.family | toml_str')))
+    yield str(environment.finalize(t_1(t_2(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/pyproject.toml.j2', 29, 'plan.family | ident')))
+    yield '/ in the wheel.\n# py.typed: the package is typed (PEP 561) for whoever installs it, not only in this tree.\ninclude = ["/*.py", "/py.typed", "/MANIFEST", "/csrc"]\n\n[tool.hatch.build.targets.wheel.sources]\n"" = '
+    yield str(environment.finalize(t_1(t_3(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'family')), 'python/pyproject.toml.j2', 34, 'plan.family | toml_str')))
     yield '\n'
 
 blocks = {}
-debug_info = '1=31&11=33&12=35&13=37&15=39&16=41&19=45&22=49&26=51'
+debug_info = '1=31&12=33&13=35&14=37&19=39&20=41&26=45&29=49&34=51'
