@@ -84,12 +84,6 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
             "binding",
             plan=binding.plan_binding(family, sources),
         ),
-        _file(
-            f"{package}/backends.py",
-            "python/backends.py.j2",
-            "backends",
-            plan=backends.plan_backends(family, sources),
-        ),
         _file(f"{package}/dispatch.py", "python/dispatch.py.j2", "dispatch", plan=spec_plan),
         _file(
             f"{package}/speculative.py", "python/speculative.py.j2", "speculative", plan=spec_plan
@@ -107,6 +101,15 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
             plan=checkpoint.plan_checkpoint(family, sources),
         ),
     ]
+    if _has_backends(family):  # a family without attention backends gets no empty module
+        files.append(
+            _file(
+                f"{package}/backends.py",
+                "python/backends.py.j2",
+                "backends",
+                plan=backends.plan_backends(family, sources),
+            )
+        )
     if plugin_plan is not None:
         files.append(
             _file(f"{package}/plugin.py", "python/plugin.py.j2", "plugin", plan=plugin_plan)
@@ -128,6 +131,10 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
     # render_files keys the texts by path: a second file of one path would replace the first
     assert len(set(paths)) == len(paths), f"two generated files share a path: {sorted(paths)}"
     return FamilyPlan(family, tuple(files))
+
+
+def _has_backends(family: Family) -> bool:
+    return any(v.backends for v in family.variants)
 
 
 def _distinct(family: Family, value_of) -> list[tuple[str, object]]:
@@ -216,13 +223,6 @@ def _test_files(family: Family, sources: SourceMap, package: str, spec_plan) -> 
             plan=registry.plan_registry(family, sources),
         ),
         _file(
-            f"{out}/test_backends.py",
-            "python/tests/test_backends.py.j2",
-            "tests",
-            plan=backends_plan,
-            tests=LiteralTable(tests.backend_tests(family, backends_plan)),
-        ),
-        _file(
             f"{out}/test_speculative.py",
             "python/tests/test_speculative.py.j2",
             "tests",
@@ -244,6 +244,16 @@ def _test_files(family: Family, sources: SourceMap, package: str, spec_plan) -> 
             tests=LiteralTable(tests.checkpoint_tests(family, checkpoint_plan)),
         ),
     ]
+    if _has_backends(family):
+        files.append(
+            _file(
+                f"{out}/test_backends.py",
+                "python/tests/test_backends.py.j2",
+                "tests",
+                plan=backends_plan,
+                tests=LiteralTable(tests.backend_tests(family, backends_plan)),
+            )
+        )
     kv_plan = kv_cache.plan_kv_cache(family, sources)
     if kv_plan is not None:
         files.append(

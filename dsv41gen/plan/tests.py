@@ -29,7 +29,7 @@ from .messages import with_display_name
 from .runner import RUNNER_LACKS, RunnerPlan
 from .sources import SourceMap
 from .speculative import MISSING_DEFAULT_MESSAGE, SpeculativePlan, required_message
-from .values import Comment, Identifier
+from .values import Comment, Identifier, PyLiteral
 
 # A device of no known family, and a model_type no variant has.
 NO_FAMILY = None
@@ -666,4 +666,7 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
                 + ws.block.experts_weights[0][0]
             )
             rejected.append((model_type, method, config, " ".join(names + (past,)), past))
-    return CheckpointTests(tuple(cases), tuple(rejected), tuple(empty), tuple(sorted(parameters)))
+    # one literal, not a table of rows: a family without single-parameter weights has none
+    return CheckpointTests(
+        tuple(cases), tuple(rejected), tuple(empty), PyLiteral(tuple(sorted(parameters)))
+    )
