@@ -196,3 +196,12 @@ ENGINE_SETS: dict[str, EngineSet] = {
         "FlashInfer MoE expert parallelism allowed",
     ),
 }
+
+# vllm/transformers_utils/config.py get_hf_text_config: a config whose get_text_config() is a
+# sub-config without num_attention_heads (a text-only config class keeping a nested
+# text_config as a plain dict) is refused with these words.
+TEXT_CONFIG_WITHOUT_HEADS = (
+    "The text_config extracted from the model config does not have `num_attention_heads` "
+    "attribute. This indicates a mismatch between the model config and vLLM's expectations. "
+    "Please ensure that the model config is compatible with vLLM."
+)

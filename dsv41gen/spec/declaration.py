@@ -79,6 +79,13 @@ _CONFIG_FIELDS = List(items=Str(pattern=SNAKE_CASE), min_items=1)
 # HF config field names, at most 16.
 _CONFIG_FIELDS_16 = List(items=Str(pattern=SNAKE_CASE), min_items=1, max_items=16)
 
+# An HF config field by its path: `mtp_num_hidden_layers`, or nested, `text_config.hc_count`
+# (a `text_config` part is the text config vLLM's get_hf_text_config reads).
+CONFIG_PATH = anchored(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*")
+
+# HF config paths, first one set wins, at most 16.
+_CONFIG_PATHS_16 = List(items=Str(pattern=CONFIG_PATH), min_items=1, max_items=16)
+
 # vLLM's model runners.
 _MODEL_RUNNER = Enum(values=("v1", "v2"))
 
@@ -119,6 +126,62 @@ _METHOD = Obj(
             review=(breaking("draft architecture changed", Change.CHANGED, Change.REMOVED),),
         ),
         Field(
+            "draft_architecture_by_model_type",
+            Map(keys=Str(pattern=SNAKE_CASE), values=Str(pattern=IDENTIFIER)),
+            doc=(
+                "Per target model type (variant.model_type or one of its aliases): the draft "
+                "architecture for that model type, in place of draft_architecture; e.g. a "
+                "family whose MoE model types draft with an MoE draft, `{my_model_moe: "
+                "MyModelMoeMTP}`. The other model types take draft_architecture."
+            ),
+            review=(
+                breaking("draft architecture changed", Change.CHANGED, Change.REMOVED, below=True),
+            ),
+        ),
+        Field(
+            "draft_fields",
+            Map(
+                keys=Str(pattern=SNAKE_CASE),
+                values=Obj(
+                    fields=(
+                        Field(
+                            "source",
+                            Str(pattern=CONFIG_PATH),
+                            doc=(
+                                "The TARGET's HF config field the draft field is copied from "
+                                "(a dotted path, as tokens_per_round.sources)."
+                            ),
+                            required=True,
+                        ),
+                        Field(
+                            "convert",
+                            Enum(values=("int", "none")),
+                            doc=(
+                                "int: the engine takes int(value), and int's own error for a "
+                                "value that is not a number; none (the default): as it is."
+                            ),
+                            default="none",
+                        ),
+                        Field(
+                            "default",
+                            Raw(schema_={"type": ["integer", "boolean", "string", "null"]}),
+                            doc=(
+                                "The value when the source is unset: the engine's getattr "
+                                "default, or the default of the HF config class the engine "
+                                "reads (null: the field stays unset)."
+                            ),
+                        ),
+                    )
+                ),
+            ),
+            doc=(
+                "Fields the draft's HF config gets from the target's, beside model_type, "
+                "architectures and n_predict: draft field -> where it comes from, e.g. "
+                "`{hc_mult: {source: text_config.hc_count, convert: int, default: 4}}`."
+            ),
+            review=(behaviour("draft config field derivation changed", below=True),),
+        ),
+        Field(
             "target_quantization",
             Enum(values=("force", "default_when_unset")),
             doc=(
@@ -135,8 +198,15 @@ _METHOD = Obj(
                 fields=(
                     Field(
                         "sources",
-                        _CONFIG_FIELDS_16,
-                        doc="HF config fields, first non-empty wins.",
+                        _CONFIG_PATHS_16,
+                        doc=(
+                            "HF config fields, an ordered fallback list: the first one set (not"
+                            " None) wins. A source may be a dotted path into a nested config; "
+                            "its `text_config` part is the target's text config as vLLM's "
+                            "get_hf_text_config gives it (variant.composite_model_types), e.g. "
+                            "`[mtp_num_hidden_layers, text_config.mtp_num_hidden_layers]`: the "
+                            "top level first, then the text config."
+                        ),
                         required=True,
                         review=(behaviour("tokens-per-round source changed", Change.CHANGED),),
                     ),
@@ -234,6 +304,30 @@ _VARIANT = Obj(
             doc="The HF config `model_type` of this variant.",
             required=True,
             review=(breaking("HF model_type changed", Change.CHANGED),),
+        ),
+        Field(
+            "model_type_aliases",
+            List(items=Str(pattern=SNAKE_CASE), max_items=32, unique=True),
+            doc=(
+                "Further HF `model_type`s this variant answers for, e.g. a text-only and an "
+                "MoE spelling of one model: `[my_model_text, my_model_moe]`. The engine treats"
+                " each as the variant's model type (the speculative sites dispatch on all of "
+                "them); each names one variant of the family."
+            ),
+            review=(breaking("HF model_type alias removed", Change.REMOVED, Change.CHANGED),),
+        ),
+        Field(
+            "composite_model_types",
+            List(items=Str(pattern=SNAKE_CASE), max_items=32, unique=True),
+            doc=(
+                "The variant's model types (model_type or aliases) whose HF config class is "
+                "composite: its text config is the nested `text_config` (absent: the class's "
+                "defaults, so no top-level field is read through it). Under every other model "
+                "type the config is its own text config, and a `text_config` mapping inside it"
+                " is refused with vLLM's get_hf_text_config error, as the engine does. Read by"
+                " `text_config.` paths (tokens_per_round.sources, draft_fields)."
+            ),
+            review=(behaviour("composite model types changed"),),
         ),
     )
 )

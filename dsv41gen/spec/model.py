@@ -541,6 +541,28 @@ class NumSpeculativeTokensRule:
         return self.default is NumSpeculativeTokensDefault.NONE
 
 
+class Conversion(enum.Enum):
+    """How the engine converts a value it copies into a draft config."""
+
+    INT = "int"  # int(value): int's own error for a value that is not a number
+    NONE = "none"  # as it is
+
+
+@dataclass(frozen=True)
+class DraftField:
+    """speculative.methods.<method>.draft_fields.<name>: a draft HF config field copied from
+    the target's config."""
+
+    name: str
+    source: str  # a config path (text_config.hc_count)
+    convert: Conversion
+    default: object  # when the source is unset; None: the field stays unset
+
+    @staticmethod
+    def parse(name: str, d: dict) -> DraftField:
+        return DraftField(name, d["source"], Conversion(d.get("convert", "none")), d.get("default"))
+
+
 @dataclass(frozen=True)
 class SpeculativeMethod:
     method: Method
@@ -553,6 +575,12 @@ class SpeculativeMethod:
     target_quantization: TargetQuantization | None  # None: the draft's own
     reuses_target_kv_layout: bool
     adaptive_verification: bool
+    # target model type -> its own draft architecture (draft_architecture_by_model_type)
+    draft_architecture_by_model_type: tuple[tuple[str, str], ...] = ()
+    draft_fields: tuple[DraftField, ...] = ()
+
+    def draft_architecture_for(self, model_type: str) -> str | None:
+        return dict(self.draft_architecture_by_model_type).get(model_type, self.draft_architecture)
 
     @property
     def target_quantization_mode(self) -> str | None:
@@ -583,6 +611,12 @@ class SpeculativeMethod:
             else None,
             reuses_target_kv_layout=d.get("reuses_target_kv_layout", False),
             adaptive_verification=d.get("adaptive_verification", False),
+            draft_architecture_by_model_type=tuple(
+                sorted(d.get("draft_architecture_by_model_type", {}).items())
+            ),
+            draft_fields=tuple(
+                DraftField.parse(k, v) for k, v in d.get("draft_fields", {}).items()
+            ),
         )
 
 
@@ -922,6 +956,15 @@ class Variant:
     # The engine release the spec describes (`engine: vllm==0.33.0`): the version after `==`.
     # None: the spec names no engine, and its family gets no vLLM plugin.
     engine_version: str | None = None
+    # variant.model_type_aliases: further HF model types the variant answers for
+    model_type_aliases: tuple[str, ...] = ()
+    # variant.composite_model_types: those whose HF config class nests the text config
+    composite_model_types: tuple[str, ...] = ()
+
+    @property
+    def model_types(self) -> tuple[str, ...]:
+        """The variant's model type, then its aliases."""
+        return (self.model_type, *self.model_type_aliases)
 
     @staticmethod
     def parse(
@@ -978,6 +1021,8 @@ class Variant:
             ),
             provenance=provenance,
             engine_version=d["engine"].partition("==")[2] if "engine" in d else None,
+            model_type_aliases=tuple(d["variant"].get("model_type_aliases", ())),
+            composite_model_types=tuple(d["variant"].get("composite_model_types", ())),
         )
 
     def method(self, method: Method) -> SpeculativeMethod | None:

@@ -12,9 +12,11 @@ of writing (e.g. the V4.1 `extends:` key is line 8 column 1). Columns are litera
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 from corehelpers import V4, V41, edit, expand
+from repohelpers import SPECS
 
 # (id, [(file, old, new), ...], expected stderr lines without the "N errors" summary)
 CASES = [
@@ -984,6 +986,69 @@ def test_golden_error_output(specs_copy, run_cli, tmp_path, edits, expected):
     assert not (tmp_path / "out").exists()
 
 
+Q35 = "qwen3_5.yaml"
+QWEN_SPECS = ("qwen3_next.yaml", Q35, "qwen4_exp.yaml")
+
+# The same, on the Qwen family's child spec (built alone: its own family and package).
+QWEN_CASES = [
+    (
+        "model_type_alias_of_itself_and_composite_type_unknown",
+        [
+            (
+                Q35,
+                "model_type_aliases: [qwen3_5_text",
+                "model_type_aliases: [qwen3_5, qwen3_5_text",
+            ),
+            (
+                Q35,
+                "composite_model_types: [qwen3_5, qwen3_5_moe]",
+                "composite_model_types: [qwen3_5, qwen3_5_mo]",
+            ),
+        ],
+        """
+specs/qwen3_5.yaml:@model_type_aliases:@:24: variant.model_type_aliases.0: 'qwen3_5' is the variant's model_type already; list only further model types here
+specs/qwen3_5.yaml:@composite_model_types:@:36: variant.composite_model_types.1: 'qwen3_5_mo' is not one of this variant's model types (qwen3_5, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text); list it in variant.model_type_aliases; did you mean 'qwen3_5_moe'?
+""",
+    ),
+    (
+        "draft_architecture_for_a_model_type_not_the_variants",
+        [(Q35, "qwen3_5_moe_text: Qwen3_5MoeMTP", "qwen3_5_moe_txt: Qwen3_5MoeMTP")],
+        """
+specs/qwen3_5.yaml:@qwen3_5_moe_txt:@:9: speculative.methods.mtp.draft_architecture_by_model_type.qwen3_5_moe_txt: 'qwen3_5_moe_txt' is not one of this variant's model types (qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text); remove the entry (`!delete` in a child spec); did you mean 'qwen3_5_moe_text'?
+""",
+    ),
+    (
+        "draft_architecture_by_model_type_unregistered",
+        [(Q35, "qwen3_5_moe: Qwen3_5MoeMTP", "qwen3_5_moe: Qwen3_5MoeMPT")],
+        """
+specs/qwen3_5.yaml:@Qwen3_5MoeMPT@:9: speculative.methods.mtp.draft_architecture_by_model_type.qwen3_5_moe: unknown architecture 'Qwen3_5MoeMPT'; declare it under `architectures`; did you mean 'Qwen3_5MoeMTP'?
+""",
+    ),
+    (
+        "draft_architecture_by_model_type_not_a_draft",
+        [(Q35, "qwen3_5_moe: Qwen3_5MoeMTP", "qwen3_5_moe: Qwen3_5ForCausalLM")],
+        """
+specs/qwen3_5.yaml:@qwen3_5_moe: Qwen3_5ForCausalLM@:9: speculative.methods.mtp.draft_architecture_by_model_type.qwen3_5_moe: 'Qwen3_5ForCausalLM' is registered as text_generation; a draft architecture must be a speculative_decoding entry
+""",
+    ),
+]
+
+
+@pytest.mark.parametrize("edits, expected", [pytest.param(e, x, id=i) for i, e, x in QWEN_CASES])
+def test_golden_error_output_of_the_qwen_family(specs_copy, run_cli, tmp_path, edits, expected):
+    for name in QWEN_SPECS:
+        shutil.copy(SPECS / name, specs_copy / name)
+    for name, old, new in edits:
+        edit(specs_copy / name, old, new)
+    result = run_cli("build", f"specs/{Q35}", "--out", "out")
+    lines = expand(expected.strip("\n"), specs_copy).splitlines()
+    summary = f"{len(lines)} error{'s' if len(lines) != 1 else ''}; nothing was written."
+    assert result.stderr.splitlines() == lines + [summary]
+    assert result.rc == 1
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
+
+
 def test_golden_case_count_and_rules_covered():
     """The issue asks for at least 15 distinct broken specs covering every semantic rule."""
     from dsv41gen.spec.validate import iter_rules
@@ -1015,8 +1080,10 @@ def test_golden_case_count_and_rules_covered():
         "text_is_printable": "text_with_a_bidi_control",
         "license_lines_are_not_headers": "license_line_reads_like_the_header",
         "inherited_messages_name_their_variant": "inherited_message_names_the_ancestor",
+        "model_type_lists": "draft_architecture_for_a_model_type_not_the_variants",
+        "draft_architectures_by_model_type_registered": "draft_architecture_by_model_type_unregistered",
     }
-    ids = {case[0] for case in CASES}
+    ids = {case[0] for case in CASES + QWEN_CASES}
     assert set(iter_rules()) == set(covered), "a new semantic rule needs a golden case here"
     assert set(covered.values()) <= ids
 

@@ -19,7 +19,7 @@ from ...errors import Diagnostics, SpecError, dotted
 from ..load import Path_
 from ..model import Provenance, Variant
 from ..resolve import ResolvedSpec
-from . import kernels, names, rules
+from . import kernels, model_types, names, rules
 from .capability_rules import (
     _rope_kv_capabilities,
     check_mx_capabilities,
@@ -48,6 +48,8 @@ RULES: tuple[Callable[[ResolvedSpec, Report], None], ...] = (
     rules._method_allowed_and_forbidden,
     rules._method_weights_declared,
     rules._draft_architecture_registered,
+    model_types.model_type_lists,
+    model_types.draft_architectures_by_model_type_registered,
     rules._signature_names_declared_weights,
     rules._weight_set_loader_rules,
     rules._weight_set_block,
