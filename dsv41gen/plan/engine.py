@@ -205,3 +205,20 @@ TEXT_CONFIG_WITHOUT_HEADS = (
     "attribute. This indicates a mismatch between the model config and vLLM's expectations. "
     "Please ensure that the model config is compatible with vLLM."
 )
+
+# How vLLM 0.33.0 picks the general plugins it loads (vllm/plugins/__init__.py
+# load_plugins_by_group, vllm/envs.py): every entry point of the group whose name is in
+# VLLM_PLUGINS split on ",", or every one when the variable is unset; the generated
+# plugin_status module answers the same way without importing vLLM.
+GENERAL_PLUGINS_GROUP = "vllm.general_plugins"
+PLUGINS_VARIABLE = "VLLM_PLUGINS"
+PLUGINS_SEPARATOR = ","
+# Every group vLLM 0.33.0 filters by VLLM_PLUGINS (load_plugins_by_group's callers, and the
+# endpoint plugins, loaded only when named there).
+PLUGIN_GROUPS = (
+    GENERAL_PLUGINS_GROUP,
+    "vllm.platform_plugins",
+    "vllm.io_processor_plugins",
+    "vllm.stat_logger_plugins",
+    "vllm.endpoint_plugins",
+)
