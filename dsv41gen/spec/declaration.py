@@ -332,6 +332,75 @@ _VARIANT = Obj(
     )
 )
 
+# A condition on a checkpoint name: true when it starts with one of `starts_with` or contains
+# one of `contains`.
+_NAME_TEST = Obj(
+    fields=(
+        Field("starts_with", List(items=Str(min_length=1), min_items=1), doc="Prefixes."),
+        Field("contains", List(items=Str(min_length=1), min_items=1), doc="Substrings."),
+    )
+)
+
+_NAME_RULE = Obj(
+    fields=(
+        Field(
+            "if",
+            _NAME_TEST,
+            doc="The rule acts on a name that passes this test (neither if nor unless: on every"
+            " name).",
+        ),
+        Field("unless", _NAME_TEST, doc="The rule acts on a name that fails this test."),
+        Field(
+            "remove_prefix",
+            List(items=Str(min_length=1), min_items=1),
+            doc="Remove the first of these prefixes the name starts with (one only).",
+        ),
+        Field("add_prefix", Str(min_length=1), doc="Put this in front of the name."),
+        Field(
+            "replace",
+            Obj(
+                fields=(
+                    Field("old", Str(min_length=1), required=True, doc="Text to replace."),
+                    Field("new", Str(), required=True, doc="Its replacement (may be empty)."),
+                    Field(
+                        "count",
+                        Enum(values=("all", "first")),
+                        default="all",
+                        doc="all: every occurrence (Python's str.replace); first: the first.",
+                    ),
+                )
+            ),
+            doc="Replace text anywhere in the name.",
+        ),
+        Field(
+            "then",
+            Enum(values=("continue", "keep", "drop")),
+            default="continue",
+            doc="After acting: go on with the next rule, load the name as it now is (keep), "
+            "or skip it (drop).",
+        ),
+    )
+)
+
+_CHECKPOINT_NAMES = Obj(
+    fields=(
+        Field(
+            "rules",
+            List(items=_NAME_RULE, max_items=64),
+            doc="In order; each acts on the name the rules before it left, e.g. `- {unless: "
+            "{starts_with: [mtp.], contains: [embed_tokens]}, then: drop}` then `- {if: "
+            '{starts_with: [mtp.]}, replace: {old: "mtp.", new: "model."}, then: keep}`.',
+            required=True,
+        ),
+        Field(
+            "otherwise",
+            Enum(values=("keep", "drop")),
+            default="keep",
+            doc="What happens to a name no rule kept or dropped.",
+        ),
+    )
+)
+
 _ARCHITECTURES = Map(
     keys=Str(pattern=IDENTIFIER),
     values=Obj(
@@ -376,6 +445,17 @@ _ARCHITECTURES = Map(
                 "flashinfer_moe_ep, config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES). Unset: "
                 "the same as the parent lineage's architecture of the same module and class, else "
                 "none; [] opts out. The plugin adds the members to the engine's sets.",
+            ),
+            Field(
+                "checkpoint_names",
+                _CHECKPOINT_NAMES,
+                doc=(
+                    "How this (draft) architecture's load_weights renames each checkpoint "
+                    "tensor name before loading it, or drops it: `rules` in order, then "
+                    "`otherwise`. The generated `checkpoint.remap_draft_weight_name(architecture, "
+                    "name)` answers the same, None for a dropped name."
+                ),
+                review=(behaviour("checkpoint name mapping changed", below=True),),
             ),
         )
     ),

@@ -287,6 +287,65 @@ class RegistryTable(enum.Enum):
 
 
 @dataclass(frozen=True)
+class NameTest:
+    """A test on a checkpoint name: it starts with one of ``starts_with`` or contains one of
+    ``contains``."""
+
+    starts_with: tuple[str, ...] = ()
+    contains: tuple[str, ...] = ()
+
+    @staticmethod
+    def parse(d: dict | None) -> NameTest | None:
+        if d is None:
+            return None
+        return NameTest(tuple(d.get("starts_with", ())), tuple(d.get("contains", ())))
+
+
+@dataclass(frozen=True)
+class NameRule:
+    """architectures.<name>.checkpoint_names.rules[i]: acts on a name that passes ``when`` (or
+    fails it, ``negate``): removes a prefix, adds one, replaces text, then goes on, keeps or
+    drops the name."""
+
+    when: NameTest | None  # None: every name
+    negate: bool
+    remove_prefix: tuple[str, ...]
+    add_prefix: str | None
+    replace: tuple[str, str, bool] | None  # (old, new, every occurrence)
+    then: str  # continue | keep | drop
+
+    @staticmethod
+    def parse(d: dict) -> NameRule:
+        replace = d.get("replace")
+        return NameRule(
+            NameTest.parse(d.get("if", d.get("unless"))),
+            "unless" in d,
+            tuple(d.get("remove_prefix", ())),
+            d.get("add_prefix"),
+            None
+            if replace is None
+            else (replace["old"], replace["new"], replace.get("count", "all") == "all"),
+            d.get("then", "continue"),
+        )
+
+
+@dataclass(frozen=True)
+class CheckpointNames:
+    """architectures.<name>.checkpoint_names: the rules in order, then ``keep_otherwise``."""
+
+    rules: tuple[NameRule, ...]
+    keep_otherwise: bool
+
+    @staticmethod
+    def parse(d: dict | None) -> CheckpointNames | None:
+        if d is None:
+            return None
+        return CheckpointNames(
+            tuple(NameRule.parse(r) for r in d["rules"]), d.get("otherwise", "keep") == "keep"
+        )
+
+
+@dataclass(frozen=True)
 class Architecture:
     name: str
     registry: RegistryTable
@@ -296,6 +355,8 @@ class Architecture:
     # (architectures.<name>.engine_sets, names of plan/engine.py's ENGINE_SETS); None: not
     # stated, so the lineage's architecture of the same module and class decides (plan/plugin.py).
     engine_sets: tuple[str, ...] | None = None
+    # architectures.<name>.checkpoint_names: how its load_weights renames checkpoint names
+    checkpoint_names: CheckpointNames | None = None
 
     @staticmethod
     def parse(name: str, d: dict) -> Architecture:
@@ -306,6 +367,7 @@ class Architecture:
             d["module"],
             d["class"],
             None if sets is None else tuple(sets),
+            CheckpointNames.parse(d.get("checkpoint_names")),
         )
 
 
