@@ -992,6 +992,20 @@ QWEN_SPECS = ("qwen3_next.yaml", Q35, "qwen4_exp.yaml")
 # The same, on the Qwen family's child spec (built alone: its own family and package).
 QWEN_CASES = [
     (
+        "checkpoint_name_rule_with_two_tests_and_no_action",
+        [
+            (
+                "qwen3_next.yaml",
+                "- {unless: {starts_with: [mtp.], contains: [embed_tokens, lm_head]}, then: drop}",
+                "- {if: {starts_with: [mtp.]}, unless: {contains: [lm_head]}}",
+            )
+        ],
+        """
+specs/qwen3_next.yaml:@unless: {contains@:11: architectures.Qwen3NextMTP.checkpoint_names.rules.0: this rule does nothing; give it remove_prefix, add_prefix or replace, or `then: keep` / `then: drop`
+specs/qwen3_next.yaml:@unless: {contains@:39: architectures.Qwen3NextMTP.checkpoint_names.rules.0.unless: a rule has one test, `if` or `unless`, not both; split it into two rules
+""",
+    ),
+    (
         "model_type_alias_of_itself_and_composite_type_unknown",
         [
             (
@@ -1082,6 +1096,7 @@ def test_golden_case_count_and_rules_covered():
         "inherited_messages_name_their_variant": "inherited_message_names_the_ancestor",
         "model_type_lists": "draft_architecture_for_a_model_type_not_the_variants",
         "draft_architectures_by_model_type_registered": "draft_architecture_by_model_type_unregistered",
+        "checkpoint_name_rules": "checkpoint_name_rule_with_two_tests_and_no_action",
     }
     ids = {case[0] for case in CASES + QWEN_CASES}
     assert set(iter_rules()) == set(covered), "a new semantic rule needs a golden case here"
