@@ -1178,8 +1178,103 @@ _ATTENTION_BACKENDS = Map(
     entry=(breaking("attention backend removed", Change.REMOVED, below=True),),
 )
 
+# A shape dimension: an integer expression over the HF text config's fields and the engine's
+# tp_size / num_speculative_tokens: + - * and divide(a, b) (vLLM's divide: asserts b divides a).
+_DIM = OneOf(
+    options=(
+        Int(minimum=1, maximum=1048576, range="a dimension of at most 1048576"),
+        Str(pattern=anchored(r"[a-z0-9_ ()+*,-]+"), max_length=200),
+    )
+)
+
+_STATE = Obj(
+    fields=(
+        Field(
+            "name", Str(pattern=SNAKE_CASE), doc="The state's name (conv, temporal).", required=True
+        ),
+        Field(
+            "shape",
+            List(items=_DIM, min_items=1, max_items=8),
+            doc=(
+                "Its dimensions, each an integer or an expression, e.g. "
+                "`divide(linear_num_value_heads, tp_size)` or "
+                "`linear_conv_kernel_dim - 1 + num_speculative_tokens`."
+            ),
+            required=True,
+        ),
+        Field(
+            "layout",
+            Enum(values=("as_written", "conv_state")),
+            doc=(
+                "conv_state: a (dim, length) shape stored length-first unless the engine's "
+                'conv-state layout is "DS" (vLLM\'s _orient_conv_shape); as_written (the '
+                "default): as the shape says."
+            ),
+            default="as_written",
+        ),
+        Field(
+            "dtype",
+            Obj(
+                fields=(
+                    Field(
+                        "setting",
+                        Enum(values=("mamba_cache_dtype", "mamba_ssm_cache_dtype")),
+                        doc="The engine's cache setting the dtype comes from.",
+                        required=True,
+                    ),
+                    Field(
+                        "auto",
+                        Str(pattern=SNAKE_CASE),
+                        doc=(
+                            'What the setting\'s "auto" means: model_dtype, or the dtype of an '
+                            "earlier state (by name)."
+                        ),
+                        required=True,
+                    ),
+                )
+            ),
+            required=True,
+        ),
+    )
+)
+
+_LINEAR_ATTENTION = Obj(
+    fields=(
+        Field(
+            "backend",
+            Str(pattern=DOTTED_NAME),
+            doc=(
+                "The engine's attention backend class of these layers, by its path (a "
+                "linear-attention backend is the engine's own: nothing is generated for it), "
+                "e.g. `vllm.v1.attention.backends.gdn_attn.GDNAttentionBackend`."
+            ),
+            required=True,
+        ),
+        Field(
+            "states",
+            List(items=_STATE, min_items=1, max_items=8),
+            doc=(
+                "The per-layer state tensors (vLLM's MambaSpec shapes and dtypes), in order: "
+                "shapes as expressions of the HF text config, dtypes from the engine settings."
+            ),
+            required=True,
+        ),
+    )
+)
+
 _KV_CACHE = Obj(
     fields=(
+        Field(
+            "linear_attention",
+            _LINEAR_ATTENTION,
+            doc=(
+                "The family's linear-attention layers (a hybrid model: full-attention layers "
+                "between recurrent ones whose state does not grow with the sequence). The "
+                "generated `kv_cache.linear_attention_state(hf_text_config, ...)` gives their "
+                "state shapes, dtypes and backend."
+            ),
+            review=(behaviour("linear-attention state changed", below=True),),
+        ),
         Field(
             "spec_types",
             Map(
@@ -1788,6 +1883,131 @@ _REVIEW = Obj(
     )
 )
 
+# A path into the engine config an architecture hook is handed (vLLM's VllmConfig):
+# `model_config.hf_text_config.hc_count`, `parallel_config.pipeline_parallel_size`. A step
+# through an unset value reads as unset.
+_ENGINE_PATH = Str(pattern=anchored(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*"))
+
+_HOOK_TEST_FIELDS = (
+    Field("path", _ENGINE_PATH, doc="The value tested (with one comparison below)."),
+    Field("eq", Raw(schema_={"type": ["integer", "string", "boolean"]}), doc="Equal to."),
+    Field("ne", Raw(schema_={"type": ["integer", "string", "boolean"]}), doc="Not equal to."),
+    Field("lt", Int(), doc="Below."),
+    Field("le", Int(), doc="At most."),
+    Field("gt", Int(), doc="Above."),
+    Field("ge", Int(), doc="At least."),
+    Field("in", List(items=Str(), min_items=1), doc="One of."),
+    Field("not_in", List(items=Str(), min_items=1), doc="None of."),
+    Field("set", Bool(), doc="true: the value is set (not None); false: it is unset."),
+    Field("truthy", Bool(), doc="true: the value is truthy (bool(value)); false: falsy."),
+    Field(
+        "platform",
+        Enum(values=("cuda_alike", "cuda", "rocm")),
+        doc="The engine's current platform is of this kind (instead of a path).",
+    ),
+)
+
+_HOOK_TEST = Obj(
+    fields=(
+        *_HOOK_TEST_FIELDS,
+        Field(
+            "any",
+            List(items=Obj(fields=_HOOK_TEST_FIELDS), min_items=2, max_items=16),
+            doc="Holds when one of these tests holds (instead of a path or platform).",
+        ),
+    )
+)
+
+_HOOK_RULE = Obj(
+    fields=(
+        Field(
+            "when",
+            List(items=_HOOK_TEST, min_items=1, max_items=16),
+            doc="The rule acts when every test holds (unset: always), e.g. `[{path: "
+            "parallel_config.pipeline_parallel_size, gt: 1}]`.",
+        ),
+        Field(
+            "refuse",
+            Obj(
+                fields=(
+                    Field(
+                        "error",
+                        Enum(values=("ValueError", "NotImplementedError")),
+                        required=True,
+                        doc="The exception type the engine raises.",
+                    ),
+                    Field("message", Str(min_length=1), required=True, doc="Its exact words."),
+                )
+            ),
+            doc="Raise (a validation rule).",
+        ),
+        Field(
+            "pop_keys",
+            Obj(
+                fields=(
+                    Field(
+                        "from",
+                        List(items=_ENGINE_PATH, min_items=1),
+                        required=True,
+                        doc="Mappings to pop from (an unset one is skipped).",
+                    ),
+                    Field("keys", List(items=Str(min_length=1), min_items=1), required=True),
+                )
+            ),
+            doc="Remove keys from config mappings (a rewrite rule), e.g. RoPE fields.",
+        ),
+        Field(
+            "default_setting",
+            Obj(
+                fields=(
+                    Field("setting", _ENGINE_PATH, required=True, doc="The engine setting."),
+                    Field(
+                        "unset",
+                        Str(min_length=1),
+                        required=True,
+                        doc="The setting's value that means not chosen (`auto`).",
+                    ),
+                    Field(
+                        "source",
+                        _ENGINE_PATH,
+                        required=True,
+                        doc="The config field that fills an unchosen setting when set.",
+                    ),
+                    Field(
+                        "warning",
+                        Str(min_length=1),
+                        doc="Logged when both are set and differ (the setting wins); "
+                        "`{source}` and `{setting}` stand for the two values.",
+                    ),
+                )
+            ),
+            doc="Fill an engine setting from the model's config (a rewrite rule).",
+        ),
+    )
+)
+
+_CONFIG_HOOKS = Obj(
+    fields=(
+        Field(
+            "rules",
+            Map(keys=Str(pattern=SNAKE_CASE), values=_HOOK_RULE),
+            doc="Named rules, each one action (refuse, pop_keys or default_setting).",
+            required=True,
+        ),
+        Field(
+            "architectures",
+            Map(
+                keys=Str(pattern=IDENTIFIER),
+                values=List(items=Str(pattern=SNAKE_CASE), max_items=32, unique=True),
+            ),
+            doc="Per architecture, the rules its engine config hook runs, in order (vLLM: "
+            "MODELS_CONFIG_MAP[architecture].verify_and_update_config); an architecture not "
+            "listed has no hook.",
+            required=True,
+        ),
+    )
+)
+
 SPEC = Obj(
     fields=(
         Field("spec_version", Const(value=1), doc="Version of the spec language.", required=True),
@@ -1825,6 +2045,13 @@ SPEC = Obj(
         Field("speculative", _SPECULATIVE, required=True),
         Field("attention_backends", _ATTENTION_BACKENDS),
         Field("kv_cache", _KV_CACHE),
+        Field(
+            "config_hooks",
+            _CONFIG_HOOKS,
+            doc="The engine's per-architecture config hooks, as rewrite and validation rules; "
+            "generated: `config_hooks.verify_and_update_config(architecture, vllm_config)`.",
+            review=(behaviour("config hook changed", below=True),),
+        ),
         Field("runner", _RUNNER),
         Field("quantization", _QUANTIZATION),
         Field("kernels", _KERNELS),

@@ -835,6 +835,43 @@ class KvSourceCompressor:
 
 
 @dataclass(frozen=True)
+class StateDtype:
+    setting: str  # the engine setting: mamba_cache_dtype | mamba_ssm_cache_dtype
+    auto: str  # what "auto" means: model_dtype, or an earlier state's name
+
+
+@dataclass(frozen=True)
+class LinearAttentionState:
+    name: str
+    shape: tuple[int | str, ...]  # integers and expressions (spec/expressions.py)
+    conv_layout: bool  # layout: conv_state
+    dtype: StateDtype
+
+
+@dataclass(frozen=True)
+class LinearAttention:
+    """kv_cache.linear_attention: the state of a hybrid model's linear-attention layers."""
+
+    backend: str  # the engine backend class, by path
+    states: tuple[LinearAttentionState, ...]
+
+    @staticmethod
+    def parse(d: dict) -> LinearAttention:
+        return LinearAttention(
+            d["backend"],
+            tuple(
+                LinearAttentionState(
+                    s["name"],
+                    tuple(s["shape"]),
+                    s.get("layout", "as_written") == "conv_state",
+                    StateDtype(s["dtype"]["setting"], s["dtype"]["auto"]),
+                )
+                for s in d["states"]
+            ),
+        )
+
+
+@dataclass(frozen=True)
 class KvCache:
     spec_types: tuple[KvSpecType, ...]  # parents before children
     compress_ratios: tuple[int, ...]
@@ -846,6 +883,7 @@ class KvCache:
     kv_source_compressor: KvSourceCompressor | None = None
     # kv_cache.cache_spec_types: cache name -> the KV spec type vLLM plans it with
     cache_spec_types: tuple[tuple[str, str], ...] = ()
+    linear_attention: LinearAttention | None = None
 
     def state_types_in_use(self) -> tuple[list[str], list[str]]:
         """The state-like types (always, when unsplit) the variant's caches are planned with:
@@ -891,6 +929,7 @@ class KvCache:
             if "kv_source_compressor" in d
             else None,
             tuple(d.get("cache_spec_types", {}).items()),
+            LinearAttention.parse(d["linear_attention"]) if "linear_attention" in d else None,
         )
 
 
@@ -999,6 +1038,39 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class HookRule:
+    """config_hooks.rules.<name>: its tests (all must hold) and its one action, as the spec
+    states them (plain data: the generated module interprets them)."""
+
+    name: str
+    when: tuple[dict, ...]
+    action: str  # refuse | pop_keys | default_setting
+    arguments: dict
+
+    @staticmethod
+    def parse(name: str, d: dict) -> HookRule:
+        action = next(a for a in ("refuse", "pop_keys", "default_setting") if a in d)
+        return HookRule(name, tuple(d.get("when", ())), action, dict(d[action]))
+
+
+@dataclass(frozen=True)
+class ConfigHooks:
+    """config_hooks: the named rules, and per architecture the rules its hook runs."""
+
+    rules: tuple[HookRule, ...]
+    architectures: tuple[tuple[str, tuple[str, ...]], ...]
+
+    @staticmethod
+    def parse(d: dict | None) -> ConfigHooks | None:
+        if d is None:
+            return None
+        return ConfigHooks(
+            tuple(HookRule.parse(k, v) for k, v in d["rules"].items()),
+            tuple((k, tuple(v)) for k, v in d["architectures"].items()),
+        )
+
+
+@dataclass(frozen=True)
 class Variant:
     name: str
     display_name: str
@@ -1026,6 +1098,8 @@ class Variant:
     model_type_aliases: tuple[str, ...] = ()
     # variant.composite_model_types: those whose HF config class nests the text config
     composite_model_types: tuple[str, ...] = ()
+    # config_hooks: the engine's per-architecture config hooks as rules
+    config_hooks: ConfigHooks | None = None
 
     @property
     def model_types(self) -> tuple[str, ...]:
@@ -1089,6 +1163,7 @@ class Variant:
             engine_version=d["engine"].partition("==")[2] if "engine" in d else None,
             model_type_aliases=tuple(d["variant"].get("model_type_aliases", ())),
             composite_model_types=tuple(d["variant"].get("composite_model_types", ())),
+            config_hooks=ConfigHooks.parse(d.get("config_hooks")),
         )
 
     def method(self, method: Method) -> SpeculativeMethod | None:

@@ -101,3 +101,34 @@ QWEN4_EXP_NAMES = {
 def test_draft_checkpoint_names_are_the_wheels(checkpoint, architecture, names):
     got = {name: checkpoint.remap_draft_weight_name(architecture, name) for name in names}
     assert got == names
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "says"),
+    [
+        (
+            "- linear_value_head_dim\n",
+            "- linear_value_head_dim ** 2\n",
+            "a dimension may use integers, HF config field names, tp_size",
+        ),
+        ("auto: conv}", "auto: comv}", "'comv' is neither model_dtype nor an earlier state's name"),
+    ],
+)
+def test_a_bad_linear_attention_state_is_located(tmp_path, old, new, says):
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    for name in QWEN_SPECS:
+        shutil.copy(SPECS / name, specs / name)
+    root = specs / "qwen3_next.yaml"
+    text = root.read_text()
+    assert old in text
+    root.write_text(text.replace(old, new, 1))
+    line = text[: text.index(old)].count("\n") + 1
+    done = subprocess.run(
+        [sys.executable, "-m", "dsv41gen", "build", str(root), "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1, done.stderr
+    assert f"qwen3_next.yaml:{line}:" in done.stderr and says in done.stderr, done.stderr
+    assert not (tmp_path / "out").exists()

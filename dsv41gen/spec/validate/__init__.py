@@ -19,7 +19,7 @@ from ...errors import Diagnostics, SpecError, dotted
 from ..load import Path_
 from ..model import Provenance, Variant
 from ..resolve import ResolvedSpec
-from . import checkpoint_names, kernels, model_types, names, rules
+from . import checkpoint_names, kernels, linear_attention, model_types, names, rules
 from .capability_rules import (
     _rope_kv_capabilities,
     check_mx_capabilities,
@@ -60,6 +60,7 @@ RULES: tuple[Callable[[ResolvedSpec, Report], None], ...] = (
     rules._runner_architectures_known,
     kernels._kv_spec_types,
     kernels._kv_cache_spec_types,
+    linear_attention.linear_attention_states,
     kernels._mx_format,
     kernels._rope_kv_insert,
     kernels._compress_ratio_message_fields,
