@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..spec.model import Family, HookRule
+from .engine import VLLM_VERSION
 from .sources import SourceMap
 from .values import Comment
 
@@ -31,6 +32,7 @@ class ConfigHooksPlan:
     family: str
     rules: tuple[RulePlan, ...]
     hooks: tuple[HookPlan, ...]
+    vllm_version: str = VLLM_VERSION
 
     @property
     def tests_platform(self) -> bool:

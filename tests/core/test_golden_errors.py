@@ -992,6 +992,27 @@ QWEN_SPECS = ("qwen3_next.yaml", Q35, "qwen4_exp.yaml")
 # The same, on the Qwen family's child spec (built alone: its own family and package).
 QWEN_CASES = [
     (
+        "config_hook_two_actions_unknown_rule_and_architecture",
+        [
+            (
+                "qwen4_exp.yaml",
+                "strip_mrope: {pop_keys: *strip_mrope}",
+                "strip_mrope: {pop_keys: *strip_mrope, refuse: {error: ValueError, message: x}}",
+            ),
+            (
+                "qwen4_exp.yaml",
+                "speculative_method, strip_mrope]",
+                "speculative_method, strip_mrop]",
+            ),
+            ("qwen4_exp.yaml", "    Qwen4ExpMTP:\n      [", "    Qwen4ExpMPT:\n      ["),
+        ],
+        """
+specs/qwen4_exp.yaml:@message: x@:5: config_hooks.rules.strip_mrope: a rule has exactly one action (refuse, pop_keys, default_setting); this one has 2: split it into one rule per action
+specs/qwen4_exp.yaml:@strip_mrop]@:61: config_hooks.architectures.Qwen4ExpForCausalLM.7: no rule 'strip_mrop' under config_hooks.rules; did you mean 'strip_mrope'?
+specs/qwen4_exp.yaml:@Qwen4ExpMPT@:5: config_hooks.architectures.Qwen4ExpMPT: unknown architecture 'Qwen4ExpMPT'; declare it under `architectures` or remove the hook (`!delete` in a child spec); did you mean 'Qwen4ExpMTP'?
+""",
+    ),
+    (
         "checkpoint_name_rule_with_two_tests_and_no_action",
         [
             (
@@ -1097,6 +1118,7 @@ def test_golden_case_count_and_rules_covered():
         "model_type_lists": "draft_architecture_for_a_model_type_not_the_variants",
         "draft_architectures_by_model_type_registered": "draft_architecture_by_model_type_unregistered",
         "checkpoint_name_rules": "checkpoint_name_rule_with_two_tests_and_no_action",
+        "config_hook_rules": "config_hook_two_actions_unknown_rule_and_architecture",
     }
     ids = {case[0] for case in CASES + QWEN_CASES}
     assert set(iter_rules()) == set(covered), "a new semantic rule needs a golden case here"

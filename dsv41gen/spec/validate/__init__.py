@@ -19,7 +19,7 @@ from ...errors import Diagnostics, SpecError, dotted
 from ..load import Path_
 from ..model import Provenance, Variant
 from ..resolve import ResolvedSpec
-from . import checkpoint_names, kernels, linear_attention, model_types, names, rules
+from . import checkpoint_names, config_hooks, kernels, linear_attention, model_types, names, rules
 from .capability_rules import (
     _rope_kv_capabilities,
     check_mx_capabilities,
@@ -51,6 +51,7 @@ RULES: tuple[Callable[[ResolvedSpec, Report], None], ...] = (
     model_types.model_type_lists,
     model_types.draft_architectures_by_model_type_registered,
     checkpoint_names.checkpoint_name_rules,
+    config_hooks.config_hook_rules,
     rules._signature_names_declared_weights,
     rules._weight_set_loader_rules,
     rules._weight_set_block,
