@@ -135,7 +135,13 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
         )
     if plugin_plan is not None:
         files.append(
-            _file(f"{package}/plugin.py", "python/plugin.py.j2", "plugin", plan=plugin_plan)
+            _file(
+                f"{package}/plugin.py",
+                "python/plugin.py.j2",
+                "plugin",
+                plan=plugin_plan,
+                registry=registry_plan,
+            )
         )
         files.append(
             _file(
