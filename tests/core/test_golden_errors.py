@@ -992,6 +992,13 @@ QWEN_SPECS = ("qwen3_next.yaml", Q35, "qwen4_exp.yaml")
 # The same, on the Qwen family's child spec (built alone: its own family and package).
 QWEN_CASES = [
     (
+        "linear_attention_dtype_names_no_earlier_state",
+        [("qwen3_next.yaml", "auto: conv}", "auto: cnv}")],
+        """
+specs/qwen3_next.yaml:@auto: cnv}@:49: kv_cache.linear_attention.states.1.dtype.auto: 'cnv' is neither model_dtype nor an earlier state's name; use one of: model_dtype, conv
+""",
+    ),
+    (
         "config_hook_two_actions_unknown_rule_and_architecture",
         [
             (
@@ -1119,6 +1126,7 @@ def test_golden_case_count_and_rules_covered():
         "draft_architectures_by_model_type_registered": "draft_architecture_by_model_type_unregistered",
         "checkpoint_name_rules": "checkpoint_name_rule_with_two_tests_and_no_action",
         "config_hook_rules": "config_hook_two_actions_unknown_rule_and_architecture",
+        "linear_attention_states": "linear_attention_dtype_names_no_earlier_state",
     }
     ids = {case[0] for case in CASES + QWEN_CASES}
     assert set(iter_rules()) == set(covered), "a new semantic rule needs a golden case here"
