@@ -992,6 +992,13 @@ QWEN_SPECS = ("qwen3_next.yaml", Q35, "qwen4_exp.yaml")
 # The same, on the Qwen family's child spec (built alone: its own family and package).
 QWEN_CASES = [
     (
+        "config_hook_warning_names_an_unknown_value",
+        [(Q35, "mamba_ssm_dtype='{source}' in its", "mamba_ssm_dtype='{sorce}' in its")],
+        """
+specs/qwen3_5.yaml:@warning: "Qwen3.5@:9: config_hooks.rules.ssm_dtype.default_setting.warning: {sorce} is not a value the warning can name; use {source} or {setting}; did you mean 'source'?
+""",
+    ),
+    (
         "linear_attention_dtype_names_no_earlier_state",
         [("qwen3_next.yaml", "auto: conv}", "auto: cnv}")],
         """

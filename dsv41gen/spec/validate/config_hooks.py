@@ -3,6 +3,8 @@ architecture, and each rule has exactly one action."""
 
 from __future__ import annotations
 
+import string
+
 from ...errors import did_you_mean
 from ..resolve import ResolvedSpec
 from .report import Report
@@ -23,6 +25,11 @@ def config_hook_rules(spec: ResolvedSpec, report: Report) -> None:
                 f"a rule has exactly one action ({', '.join(_ACTIONS)}); this one has "
                 f"{len(actions) or 'none'}: split it into one rule per action",
             )
+        warning = rule.get("default_setting", {}).get("warning")
+        if isinstance(warning, str):
+            _warning_fields(
+                warning, ("config_hooks", "rules", name, "default_setting", "warning"), report
+            )
     archs = spec.data.get("architectures", {})  # after the child's deletions
     for arch, listed in hooks.get("architectures", {}).items():
         if arch not in archs:
@@ -37,3 +44,23 @@ def config_hook_rules(spec: ResolvedSpec, report: Report) -> None:
                     ("config_hooks", "architectures", arch, i),
                     f"no rule {name!r} under config_hooks.rules" + did_you_mean(name, rules),
                 )
+
+
+_WARNING_FIELDS = ("source", "setting")
+
+
+def _warning_fields(text: str, here: tuple, report: Report) -> None:
+    """The warning is formatted with the two values: any other replacement field (or a lone
+    brace) would fail when the engine config is checked, so it fails here."""
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
+    except ValueError as error:
+        report(here, f"{error}; write a literal brace as {{{{ or }}}}")
+        return
+    for field in fields:
+        if field not in _WARNING_FIELDS:
+            report(
+                here,
+                f"{{{field}}} is not a value the warning can name; use {{source}} or {{setting}}"
+                + did_you_mean(field, _WARNING_FIELDS),
+            )
