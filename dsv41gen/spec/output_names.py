@@ -23,6 +23,7 @@ PACKAGE_MODULES = frozenset(
         "_binding",
         "backends",
         "checkpoint",
+        "config_hooks",
         "csrc",
         "dispatch",
         "kv_cache",
@@ -42,6 +43,7 @@ _BINDING = frozenset(
     {
         "CUDAGraphMode",
         "ClassVar",
+        "TYPE_CHECKING",
         "ENGINE_NAMES",
         "EngineMismatchError",
         "KVCacheLayout",
@@ -51,6 +53,7 @@ _BINDING = frozenset(
         "_StandalonePlatform",
         "_check_engine",
         "_missing_engine_names",
+        "__all__",
         "annotations",
         "current_platform",
         "enum",
@@ -79,15 +82,20 @@ MODULE_NAMES: dict[str, frozenset[str]] = {
     "kv_cache": frozenset(
         {
             "Any",
+            "BACKEND",  # a hybrid family's linear-attention state (kv_cache.linear_attention)
+            "CACHE_DTYPES",
             "Callable",
             "Mapping",
             "_STATE_LIKE",
+            "_cache_dtype",
+            "_divide",
             "_hf_field",
             "_is_kv_source",
             "annotations",
             "caps_state_group",
             "groups_for_anchor_bytes",
             "is_state_bucket",
+            "linear_attention_state",
             "validate_compress_ratio",
         }
     ),
