@@ -271,6 +271,7 @@ _ARCHITECTURES = Map(
                             "breakable_cudagraph",
                             "breakable_cudagraph_rocm",
                             "flashinfer_moe_ep",
+                            "rocm_flattened_query_lens",
                         )
                     ),
                     unique=True,
@@ -279,7 +280,11 @@ _ARCHITECTURES = Map(
                 "member of (vLLM 0.33.0: breakable_cudagraph, config/vllm.py's "
                 "DEFAULT_BREAKABLE_CUDAGRAPH_ARCHITECTURES: breakable CUDA graphs and no "
                 "torch.compile by default; breakable_cudagraph_rocm, the same on ROCm; "
-                "flashinfer_moe_ep, config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES). Unset: "
+                "flashinfer_moe_ep, config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES; "
+                "rocm_flattened_query_lens, the architectures v1/attention/backends/mla/"
+                "indexer.py's _rocm_supports_flattened_device_query_lens names: on ROCm, with "
+                "adaptive verification, the indexer flattens decode queries and its metadata "
+                "builder supports full CUDA graphs). Unset: "
                 "the same as the parent lineage's architecture of the same module and class, else "
                 "none; [] opts out. The plugin adds the members to the engine's sets.",
             ),

@@ -172,10 +172,41 @@ def run_layer_backend(case: dict) -> dict:
     }
 
 
+def _rocm_flattening(archs: list[str]) -> frozenset[str]:
+    """The architectures for which the indexer's ROCm check of adaptive verification says yes
+    (v1/attention/backends/mla/indexer.py), on a pretended ROCm platform, asked through the
+    module as _use_flattening asks it; and _use_flattening then flattens (speculative decoding
+    with adaptive verification, one draft token)."""
+    import types
+
+    import vllm.platforms
+    import vllm.v1.attention.backends.mla.indexer as indexer
+    from vllm.platforms.interface import PlatformEnum
+
+    platform = vllm.platforms.current_platform
+    original = type(platform)
+    platform.__class__ = type("PretendRocm", (original,), {"_enum": PlatformEnum.ROCM})
+    try:
+        found = set()
+        for a in archs:
+            config = types.SimpleNamespace(
+                model_config=types.SimpleNamespace(architectures=[a]),
+                num_speculative_tokens=1,
+                speculative_config=types.SimpleNamespace(enable_adaptive_verification=True),
+            )
+            said = indexer._rocm_supports_flattened_device_query_lens(config)
+            assert said == indexer._use_flattening(config), a  # on ROCm it decides
+            if said:
+                found.add(a)
+    finally:
+        platform.__class__ = original
+    return frozenset(found)
+
+
 def run_engine_sets(case: dict) -> dict:
     """Which of ``archs`` vLLM's engine-wide architecture sets hold: the breakable-CUDA-graph
     default (as vLLM reads it, through its function), the same function's answer on ROCm, and
-    the FlashInfer MoE expert-parallel set."""
+    the FlashInfer MoE expert-parallel set, and the indexer's ROCm flattening check."""
     import vllm.config.kernel as kernel
     import vllm.config.vllm as config_vllm
     import vllm.platforms
@@ -198,6 +229,7 @@ def run_engine_sets(case: dict) -> dict:
         "breakable_cudagraph": default,
         "breakable_cudagraph_rocm": rocm,
         "flashinfer_moe_ep": kernel.FLASHINFER_MOE_EP_ARCHITECTURES,
+        "rocm_flattened_query_lens": _rocm_flattening(case["archs"]),
     }
     return {
         "outcome": "ok",
@@ -330,6 +362,9 @@ MODULE_WATCHED = (
     ("vllm.v1.worker.gpu.spec_decode.dspark.utils", "_resolve_dspark_attention_backend"),
     ("vllm.config.vllm", "default_breakable_cudagraph_architectures"),
     ("vllm.config.kernel", "FLASHINFER_MOE_EP_ARCHITECTURES"),
+    ("vllm.v1.attention.backends.mla.indexer", "_rocm_supports_flattened_device_query_lens"),
+    ("vllm.v1.core.kv_cache_planning", "_STATE_BUCKET_SPEC_TYPES"),
+    ("vllm.v1.core.kv_cache_planning", "_UNSPLIT_STATE_BUCKET_SPEC_TYPES"),
 )
 
 
