@@ -227,7 +227,8 @@ def test_rocm_mxfp4_gate_follows_the_variants_with_a_rocm_mxfp4_indexer(round_tr
     shipped, without, back = round_trip
     rel = "vllm/v1/attention/backends/mla/indexer.py"
     removed, added = diff_lines(without, back, rel)
-    assert [x.strip() for x in removed] == ROCM_GATE_WITHOUT
+    # (the file's last removed line is the engine set rocm_flattened_query_lens's, below)
+    assert [x.strip() for x in removed][: len(ROCM_GATE_WITHOUT)] == ROCM_GATE_WITHOUT
     assert [x.strip() for x in added][: len(ROCM_GATE_BACK)] == ROCM_GATE_BACK
     assert back[rel] == shipped[rel]
 
@@ -246,14 +247,65 @@ def test_dspark_layer_ids_as_is_only_for_variants_of_offset_0(round_trip):
     assert "deepseek_v41" not in without[EAGLE3]
 
 
+# Not in seed 000 either: the engine-wide architecture sets (architectures.<name>.engine_sets)
+# where vLLM 0.33.0 spells them; V4.1's DeepseekV41ForCausalLM is in all four.
+ENGINE_SET_HUNKS = {
+    "vllm/config/vllm.py": (
+        ["return frozenset()"],
+        ['"DeepseekV41ForCausalLM",', 'return frozenset({"DeepseekV41ForCausalLM"})'],
+    ),
+    "vllm/config/kernel.py": ([], ['"DeepseekV41ForCausalLM",']),
+    "vllm/v1/attention/backends/mla/indexer.py": (
+        ['and "DeepseekV4ForCausalLM" in model_config.architectures'],
+        ["and (", '"DeepseekV4ForCausalLM" in model_config.architectures',
+         'or "DeepseekV41ForCausalLM" in model_config.architectures', ")"],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("rel", sorted(ENGINE_SET_HUNKS))
+def test_engine_sets_follow_the_architectures_that_name_them(round_trip, rel):
+    shipped, without, back = round_trip
+    removed, added = [[x.strip() for x in d] for d in diff_lines(without, back, rel)]
+    expected_removed, expected_added = ENGINE_SET_HUNKS[rel]
+    if rel.endswith("indexer.py"):  # the ROCm MXFP4 gate and hunk 2 are in this file too
+        assert removed[-1:] == expected_removed
+        at = added.index(expected_added[0])
+        assert added[at : at + len(expected_added)] == expected_added
+    else:
+        assert removed == expected_removed
+        assert added == expected_added
+    assert back[rel] == shipped[rel]
+    # the members V4's entries state stay
+    assert '"DeepseekV4ForCausalLM"' in without[rel]
+
+
 @pytest.mark.parametrize(
     ("rel", "old", "new"),
     [
         (EAGLE3, "layer_ids = list(dspark_layer_ids)", "layer_ids = list(dspark_layer_ids)[1:]"),
+        ("vllm/config/kernel.py", '        "DeepseekV41ForCausalLM",\n', ""),
+        (
+            "vllm/config/vllm.py",
+            'return frozenset({"DeepseekV41ForCausalLM"})',
+            "return frozenset()",
+        ),
+        (
+            "vllm/v1/attention/backends/mla/indexer.py",
+            '            or "DeepseekV41ForCausalLM" in model_config.architectures\n',
+            "",
+        ),
         ("vllm/v1/attention/backends/mla/indexer.py", '            "deepseek_v41",\n', ""),
         ("vllm/v1/core/kv_cache_planning.py", "    CircularBufferSpec,\n)", ")"),
     ],
-    ids=["eagle3-layer-ids", "rocm-mxfp4-gate", "state-bucket-table"],
+    ids=[
+        "eagle3-layer-ids",
+        "flashinfer-moe-ep",
+        "breakable-cudagraph-rocm",
+        "rocm-flattened-query-lens",
+        "rocm-mxfp4-gate",
+        "state-bucket-table",
+    ],
 )
 def test_check_reports_a_hand_edit_in_the_new_regions(tree, dsv41gen, rel, old, new):
     assert dsv41gen("emit", "--vllm-tree", str(tree), "--refactor-upstream")[0] == 0
