@@ -116,6 +116,14 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
                 f"{package}/pyproject.toml", "python/pyproject.toml.j2", "plugin", plan=plugin_plan
             )
         )
+        files.append(
+            _file(
+                f"{package}/plugin_status.py",
+                "python/plugin_status.py.j2",
+                "plugin",
+                plan=plugin_plan,
+            )
+        )
     kv_plan = kv_cache.plan_kv_cache(family, sources)
     if kv_plan is not None:
         files.append(

@@ -29,6 +29,7 @@ class DecoderBlockPlan:
     experts_count_default: int  # the spec's hf_config value (0 without routed experts)
     experts_past_count_rejected: bool
     experts_weights: tuple[tuple[str, str, int | str], ...]  # (per-expert name, parameter, shard)
+    parameters: tuple[str, ...] = ()  # names that are one parameter each
 
 
 # how each DecoderBlock field is printed: through _words / _pairs (one line per list) or as is
@@ -42,6 +43,7 @@ _BLOCK_FIELD_WRAPPERS: dict[str, str | None] = {
     "experts_count_default": None,
     "experts_past_count_rejected": None,
     "experts_weights": None,
+    "parameters": "_words",
 }
 
 
@@ -182,6 +184,7 @@ def _block_plan(variant: Variant, ws: WeightSet) -> DecoderBlockPlan:
         experts_past_count_rejected=experts is not None
         and experts.past_count is PastCount.REJECTED,
         experts_weights=tuple((k, t.into, t.shard) for k, t in experts.weights) if experts else (),
+        parameters=block.parameters if block else (),
     )
 
 

@@ -210,3 +210,21 @@ ENGINE_SETS: dict[str, EngineSet] = {
         predicate=True,
     ),
 }
+
+
+# How vLLM 0.33.0 picks the general plugins it loads (vllm/plugins/__init__.py
+# load_plugins_by_group, vllm/envs.py): every entry point of the group whose name is in
+# VLLM_PLUGINS split on ",", or every one when the variable is unset; the generated
+# plugin_status module answers the same way without importing vLLM.
+GENERAL_PLUGINS_GROUP = "vllm.general_plugins"
+PLUGINS_VARIABLE = "VLLM_PLUGINS"
+PLUGINS_SEPARATOR = ","
+# Every group vLLM 0.33.0 filters by VLLM_PLUGINS (load_plugins_by_group's callers, and the
+# endpoint plugins, loaded only when named there).
+PLUGIN_GROUPS = (
+    GENERAL_PLUGINS_GROUP,
+    "vllm.platform_plugins",
+    "vllm.io_processor_plugins",
+    "vllm.stat_logger_plugins",
+    "vllm.endpoint_plugins",
+)

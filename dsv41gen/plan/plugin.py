@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..spec.model import BackendKind, Family, Method, StateLike
 from . import engine
 from .sources import SourceMap
-from .values import Comment, DocText, Identifier, LiteralView, PyLiteral, TomlString
+from .values import Comment, DocText, DocView, Identifier, LiteralView, PyLiteral, TomlString
 
 
 class SiteName(enum.Enum):
@@ -211,6 +211,34 @@ class PluginPlan:
     @property
     def entry_point(self) -> str:
         return f"{self.family}:vllm_plugin"
+
+    @property
+    def status_py(self) -> LiteralView:
+        """plugin_group, plugin_groups, plugins_variable, plugins_separator as literals."""
+        return LiteralView(self)
+
+    @property
+    def doc(self) -> DocView:
+        """engine_version, plugin_group, plugins_variable, plugins_separator as docstring text."""
+        return DocView(self)
+
+    @property
+    def plugin_group(self) -> str:
+        """The entry-point group the family's plugin is in (pyproject.toml)."""
+        return engine.GENERAL_PLUGINS_GROUP
+
+    @property
+    def plugin_groups(self) -> tuple[str, ...]:
+        """Every entry-point group VLLM_PLUGINS filters: a name it holds may be any of them."""
+        return engine.PLUGIN_GROUPS
+
+    @property
+    def plugins_variable(self) -> str:
+        return engine.PLUGINS_VARIABLE
+
+    @property
+    def plugins_separator(self) -> str:
+        return engine.PLUGINS_SEPARATOR
 
 
 class _TomlView:

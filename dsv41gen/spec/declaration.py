@@ -556,6 +556,27 @@ _CHECKPOINT = Obj(
                                         doc="Decoder-block weights a stage may have.",
                                     ),
                                     Field(
+                                        "parameters",
+                                        List(items=Str(pattern=DOTTED_NAME), unique=True),
+                                        doc=(
+                                            "The block's names that are one parameter each "
+                                            "(an nn.Parameter, e.g. hc_attn_fn, "
+                                            "attn.attn_sink): the checkpoint tensor is the "
+                                            "name itself and a name under it is refused. "
+                                            "Every other block name is a module: its tensors "
+                                            "lie under it (attn_norm.weight), and the module's"
+                                            " name alone (attn_norm) is refused, as the "
+                                            "engine's loader has no parameter of that name."
+                                        ),
+                                        review=(
+                                            breaking(
+                                                "checkpoint names newly rejected",
+                                                Change.REMOVED,
+                                                Change.CHANGED,
+                                            ),
+                                        ),
+                                    ),
+                                    Field(
                                         "stacked",
                                         Map(
                                             keys=Str(pattern=DOTTED_NAME),

@@ -401,6 +401,9 @@ class Block:
     stacked: tuple[tuple[str, Stacked], ...]  # checkpoint name -> merged parameter shard
     renames: tuple[tuple[str, str], ...]  # checkpoint name -> engine parameter name
     experts: Experts | None
+    # names that are one parameter each (hc_attn_fn); every other name is a module, whose name
+    # alone (attn_norm, without .weight) the loader cannot place
+    parameters: tuple[str, ...] = ()
 
     @staticmethod
     def parse(d: dict) -> Block:
@@ -408,6 +411,7 @@ class Block:
             maps_to=d.get("maps_to", ""),
             required=tuple(d["required"]),
             optional=tuple(d.get("optional", ())),
+            parameters=tuple(d.get("parameters", ())),
             stacked=tuple(sorted((k, Stacked.parse(v)) for k, v in d.get("stacked", {}).items())),
             renames=tuple(sorted(d.get("renames", {}).items())),
             experts=Experts.parse(d["experts"]) if "experts" in d else None,

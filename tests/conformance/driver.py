@@ -1471,6 +1471,7 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                 "stage_removed": {"vllm": {}, "generated": {}},
                 "expert_past_count": {"vllm": {}, "generated": {}},
                 "hostile": {"vllm": {}, "generated": {}},
+                "unsuffixed": {"vllm": {}, "generated": {}},
             }
             head = case["stage_head"]
             experts = case["experts"]  # {"head": "ffn.experts.", "count": n} or None
@@ -1543,12 +1544,40 @@ def site_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
                 prefix = f"{head}{index}."
                 hostile |= {prefix + w for w in HOSTILE_STAGE_NAMES}
                 hostile |= {f"{prefix}{w}.weight" for w in case["other_methods_weights"]}
+            # a module's name without its tensor's `.weight` (`mtp.0.attn_norm`), beside the
+            # tensor; of the routed experts, the last expert's only (the others are alike)
+            suffixed = [
+                name
+                for name in full
+                if name.startswith(head)
+                and name.endswith(".weight")
+                and _expert_index(name, head, experts) in (None, experts and experts["count"] - 1)
+            ]
+            hostile |= {name.removesuffix(".weight") for name in suffixed}
+            # and a tensor under a parameter (`mtp.0.hc_attn_fn.weight`): each stage name vLLM
+            # places without a `.weight` (one parameter), with one
+            hostile |= {
+                name + ".weight"
+                for name in full
+                if name.startswith(head)
+                and not name.endswith(".weight")
+                and _expert_index(name, head, experts) is None
+            }
             for name in sorted(hostile - set(full)):
                 answer["hostile"]["vllm"][name] = {
                     **loader.load(full + [name]),
                     "probe": loader.probe(name),
                 }
                 answer["hostile"]["generated"][name] = judge(full + [name])
+            # ... and instead of the tensor: the module shipped under its name alone
+            for name in suffixed:
+                bare = name.removesuffix(".weight")
+                names = sorted({*full, bare} - {name})
+                answer["unsuffixed"]["vllm"][bare] = {
+                    **loader.load(names),
+                    "probe": loader.probe(bare),
+                }
+                answer["unsuffixed"]["generated"][bare] = judge(names)
             answers[case_id] = answer
     return answers
 

@@ -57,6 +57,7 @@ KINDS = (
     "stage_removed",
     "expert_past_count",
     "hostile",
+    "unsuffixed",
 )
 MODES = ("unquantized", "quantized")  # the target (and so the draft) quantized or not
 
