@@ -968,6 +968,15 @@ _ATTENTION_BACKENDS = Map(
                 "(AttentionBackend.supports_head_size, checked when the backend is selected); "
                 "[] accepts every size. Without it the parent's list is inherited.",
             ),
+            Field(
+                "class_path",
+                Str(pattern=DOTTED_NAME),
+                doc="sparse_mla: the dotted path of the backend class, the value of vLLM's "
+                "AttentionBackendEnum member of this name (v1/attention/backends/registry.py); "
+                "`emit --vllm-tree` writes that member. The class itself is the model "
+                "package's.",
+                review=(breaking("attention backend class path changed", Change.CHANGED),),
+            ),
             Field("supports_device_cpu_query_lens_mismatch_on_rocm", Bool()),
             Field("supported_kv_cache_layouts", List(items=Str(pattern=UPPER_CASE))),
             Field(

@@ -244,3 +244,107 @@ ENGINE_SET_SITES: tuple[Site, ...] = (
         "_rocm_supports_flattened_device_query_lens",
     ),
 )
+
+
+# --- the attention backend registry: AttentionBackendEnum's members ------------------------
+
+ENUM_LINE = 88  # vLLM's ruff line length: a longer member is wrapped as vLLM wraps it
+
+
+def _member_value(name: str, path: str) -> str:
+    """``"a.b.C"``, or where ``    NAME = "a.b.C"`` is too long, the path split after a dot into
+    a parenthesized concatenation (ruff does not split strings; vLLM's members are so)."""
+    if len(f'    {name} = "{path}"') <= ENUM_LINE:
+        return c.string(path)
+    pieces, current = [], ""
+    for part in path.split("."):
+        candidate = f"{current}.{part}" if current else part
+        if current and len(candidate) + 11 > ENUM_LINE:  # 8 indent, quotes, the trailing dot
+            pieces.append(current + ".")
+            current = part
+        else:
+            current = candidate
+    pieces.append(current)
+    return "(\n" + "\n".join(c.string(p) for p in pieces) + "\n)"
+
+
+def sparse_mla_members(family: Family) -> dict[str, str]:
+    """The family's sparse MLA backends: registered name -> class path, in spec order."""
+    out: dict[str, str] = {}
+    for variant in family.variants:
+        for backend in variant.backends:
+            path = getattr(backend, "class_path", None)
+            if backend.kind.value == "sparse_mla" and path:
+                out.setdefault(backend.name, path)
+    return out
+
+
+@dataclass(frozen=True)
+class BackendEnumMembers(Site):
+    """``class AttentionBackendEnum``: a member ``NAME = "module.Class"`` per sparse MLA backend
+    of the specs (attention_backends.<name>.class_path). vLLM's other members stay; a new one
+    goes after the family's last member."""
+
+    def apply(self, module, family, owned):
+        result = SiteResult(module)
+        wanted = sparse_mla_members(family)
+        mine = {k.partition(":")[2] for k in owned if k.startswith("backend:")}
+        classes = [
+            s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == ENUM_CLASS
+        ]
+        if len(classes) != 1:
+            raise _error(self.path, f"no class {ENUM_CLASS}")
+        body = list(classes[0].body.body)
+        kept: list[cst.BaseStatement] = []
+        present: set[str] = set()
+        last_mine = None
+        for stmt in body:
+            name = _member_name(stmt)
+            if name is None or (name not in wanted and name not in mine):
+                kept.append(stmt)
+                continue
+            if name not in wanted:
+                continue  # the specs no longer name it
+            present.add(name)
+            small = stmt.body[0]
+            if c.string_value(small.value) != wanted[name]:
+                new_value = cst.parse_expression(_member_value(name, wanted[name]))
+                stmt = stmt.with_changes(body=[small.with_changes(value=new_value)])
+            kept.append(stmt)
+            last_mine = len(kept)
+        missing = [
+            c.statement(f"{n} = {_member_value(n, p)}\n")
+            for n, p in wanted.items()
+            if n not in present
+        ]
+        at = last_mine if last_mine is not None else len(kept)
+        kept[at:at] = missing
+        updated = classes[0].with_changes(body=classes[0].body.with_changes(body=kept))
+        result.module = c.replace_nodes(module, {classes[0]: updated})
+        result.owned = [f"backend:{n}" for n in wanted]
+        result.regions = [(f"{ENUM_CLASS}.{n}", p) for n, p in wanted.items()]
+        return result
+
+
+ENUM_CLASS = "AttentionBackendEnum"
+
+
+def _member_name(stmt: cst.CSTNode) -> str | None:
+    """``NAME`` of a ``NAME = "..."`` enum member line, else None."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1):
+        return None
+    small = stmt.body[0]
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return None
+    if c.string_value(small.value) is None:
+        return None
+    return c.dotted(small.targets[0].target)
+
+
+ENGINE_SET_SITES += (
+    BackendEnumMembers(
+        "backends.registry",
+        "vllm/v1/attention/backends/registry.py",
+        "AttentionBackendEnum: a member per sparse MLA backend (its class_path)",
+    ),
+)
