@@ -113,7 +113,8 @@ INDEXER_BACKEND_CHOICE: dict[str, EngineFunction] = {
 SPARSE_MLA_BACKENDS = UnhookableSite(
     "vllm.v1.attention.backends.mla.* (FLASHMLA_SPARSE_*, FLASHINFER_MLA_SPARSE_*, ...)",
     "chosen by registered name through vLLM's attention selector; the spec names these "
-    "backends and their block sizes, not classes, so there is nothing to put in their place",
+    "backends, their block sizes and vLLM's classes (class_path), but declares no class of "
+    "its own, so there is nothing to put in their place",
 )
 # Which attention backend a DSpark draft gets when the user names none: the target's for
 # drafts whose layers share its KV layout (v1/worker/gpu/spec_decode/dspark/utils.py, a
