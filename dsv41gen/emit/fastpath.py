@@ -23,7 +23,9 @@ import json
 import os
 from pathlib import Path
 
-MANIFEST = "MANIFEST"
+# The MANIFEST's name is one of the names the output owns; its readers import it from here.
+from ..spec.output_names import MANIFEST as MANIFEST
+
 CACHE_DIR = "DSV41GEN_CACHE_DIR"  # the cache directory (format.cache_root), `off` for none
 _RECORD_VERSION = 1
 _MAX_RECORDS = 256  # records beyond this are pruned, oldest first, when one is written

@@ -38,6 +38,7 @@ from ..plan.values import (
     Identifier,
     PyCode,
     PyLiteral,
+    PyMessage,
     TomlString,
 )
 from .inputs import templates_dir
@@ -276,6 +277,52 @@ def _join(values: object, separator: str = "") -> Code:
     return PyCode.join(separator, items)
 
 
+# What a Python container may hold besides plain data: typed values whose text is Python.
+_PY_ELEMENTS = (PyLiteral, PyCode, PyMessage, Identifier, DottedPath)
+
+
+def _py_element(value: object) -> Code:
+    """One element of a Python tuple or dict: a typed Python value as it is, plain data as its
+    literal (a comment, C++ or TOML text in a Python container is an error, not text)."""
+    if isinstance(value, jinja2.Undefined):
+        value._fail_with_undefined_error()
+    if isinstance(value, Code) and not isinstance(value, _PY_ELEMENTS):
+        raise CodegenValueError(f"a {type(value).__name__} is not Python code ({value!r:.60})")
+    return value if isinstance(value, Code) else PyLiteral(value)
+
+
+def _elements(values: object, what: str) -> list[object]:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise CodegenValueError(
+            f"{what} takes a sequence, got {type(values).__name__} {values!r:.60}"
+        )
+    return list(values)  # type: ignore[call-overload]
+
+
+def _py_tuple(values: object, members_of: str = "") -> Code:
+    """A Python tuple expression of the elements: ``()``, ``(a,)`` or ``(a, b)``. With
+    ``members_of``, each element is a member name of that class: ``(Layout.NHD,)``."""
+    items = _elements(values, "py_tuple")
+    if members_of:
+        owner = Identifier(members_of)
+        parts = [PyCode.format("{}.{}", owner, _ident(item)) for item in items]
+    else:
+        parts = [_py_element(item) for item in items]
+    return PyCode.format("({},)" if len(parts) == 1 else "({})", PyCode.join(", ", parts))
+
+
+def _py_dict(pairs: object) -> Code:
+    """A Python dict display of a mapping or of (key, value) pairs, in their order; each key and
+    value is a typed Python value or plain data (printed as its literal)."""
+    items = list(pairs.items()) if isinstance(pairs, dict) else _elements(pairs, "py_dict")
+    entries = []
+    for pair in items:
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise CodegenValueError(f"py_dict takes (key, value) pairs, got {pair!r:.60}")
+        entries.append(PyCode.format("{}: {}", _py_element(pair[0]), _py_element(pair[1])))
+    return PyCode.format("{{{}}}", PyCode.join(", ", entries))
+
+
 def _refuse(name: str):
     def refuse(*args: object, **kwargs: object):
         raise TemplateValueError(f"the {name} filter makes untyped text; not allowed in templates")
@@ -288,10 +335,10 @@ def _defined(language_filter):
     not trip: raise Jinja's own 'has no attribute' error for it instead of 'not a str'."""
 
     @functools.wraps(language_filter)
-    def checked(value: object, *args: object) -> Code:
+    def checked(value: object, *args: object, **kwargs: object) -> Code:
         if isinstance(value, jinja2.Undefined):
             value._fail_with_undefined_error()
-        return language_filter(value, *args)
+        return language_filter(value, *args, **kwargs)
 
     return checked
 
@@ -302,6 +349,8 @@ LANGUAGE_FILTERS = {
         "py": _py,
         "py_str": _py_str,
         "py_hex": _py_hex,
+        "py_tuple": _py_tuple,
+        "py_dict": _py_dict,
         "ident": _ident,
         "cpp_ident": _cpp_ident,
         "dotted": _dotted,

@@ -36,22 +36,17 @@ from .. import __version__
 from ..errors import UsageError
 from ..faults import checkpoint
 from ..plan.values import Comment
-
-HEADER_MARK = "dsv41gen-content:"
-STAMP_MARK = "dsv41gen-inputs:"
-# The marker torchgen and Meta's tools use; review tools fold files that carry it.
-GENERATED_MARK = "@generated"
-# What a reader of a generated file must do instead of editing it: the end of the hash line
-# (short enough for the 80 columns of the C++ files' style).
-DO_NOT_EDIT = "(do not edit: change the spec and rebuild)"
-_HEADER_RE = re.compile(
-    r"^(?P<prefix>#|//) dsv41gen-(?:inputs: (?P<inputs>[0-9a-f]{16}) content|content): "
-    r"(?P<content>[0-9a-f]{16})(?: " + re.escape(DO_NOT_EDIT) + r")?$"
+from ..spec.output_names import (
+    DO_NOT_EDIT,
+    GENERATED_MARK,
+    HEADER_MARK,
+    HEADER_RE,
+    ORIGIN_RE,
+    STAMP_MARK,
 )
-_ORIGIN_RE = re.compile(r"^(?:#|//) (?:@generated|Generated) by dsv41gen \S+ from (?P<specs>.+)\.$")
-# The header is the license lines a spec asks for (`license_header`), then two lines of ours
-# (three in packages built before the do-not-edit note joined the hash line); the hash line
-# ends it.
+
+# The header's words live with the other names the output owns (spec/output_names.py), where
+# validation reads them too: a license line must not read like a header line.
 MAX_LICENSE_LINES = 8
 MAX_HEADER_LINES = MAX_LICENSE_LINES + 3
 SPECS_IN_MANIFEST = "specs listed in MANIFEST"
@@ -101,20 +96,15 @@ class Header:
     specs: tuple[str, ...] | None  # the spec files it names; None: see the MANIFEST
 
 
-def header_like(line: str) -> bool:
-    """True when ``line``, as a comment, would be taken for a header line of ours."""
-    return any(pattern.match(f"# {line}") for pattern in (_HEADER_RE, _ORIGIN_RE))
-
-
 def read_header(text: str) -> Header | None:
     head = text.split("\n", MAX_HEADER_LINES)[:MAX_HEADER_LINES]
     for index, line in enumerate(head):
-        match = _HEADER_RE.match(line.split("\n", 1)[0])
+        match = HEADER_RE.match(line.split("\n", 1)[0])
         if match:
             specs: tuple[str, ...] | None = None
             # the line above the hash line (two above it in an older package's header)
             above = [head[i] for i in (index - 1, index - 2) if i >= 0]
-            origin = next((m for m in map(_ORIGIN_RE.match, above) if m), None)
+            origin = next((m for m in map(ORIGIN_RE.match, above) if m), None)
             if origin is not None and origin["specs"] != SPECS_IN_MANIFEST:
                 specs = tuple(name.strip() for name in origin["specs"].split(","))
             return Header(match["inputs"], match["content"], index + 1, specs)

@@ -14,7 +14,7 @@ from ..spec.hierarchy import BackendCycle as BackendCycle  # the class a failed 
 from ..spec.hierarchy import parent_first, unique_backends
 from ..spec.model import AttentionBackend, BackendKind, Family, KernelBlockSizes
 from .sources import SourceMap
-from .values import Comment, Identifier, PyCode, PyLiteral
+from .values import Comment, PyLiteral
 
 
 @dataclass(frozen=True)
@@ -41,22 +41,14 @@ class BackendClassPlan:
     block_sizes: BlockSizesPlan | None  # None: inherited
     head_sizes: tuple[int, ...] | None  # None: inherited
     head_sizes_source: str | None
+    supports_pcp: bool | None  # None: inherited
+    supports_pcp_source: str | None
     rocm_query_lens_mismatch: str | None  # source ref when overridden
     kv_cache_layouts: tuple[str, ...] | None
     kv_cache_layouts_source: str | None
     builder: str | None  # the engine builder class get_builder_cls() returns, when overridden
     builder_source: str | None
     inherited: tuple[str, ...]  # what the class takes from its parent, for the docstring
-
-    @property
-    def kv_cache_layouts_py(self) -> PyCode:
-        """The tuple of KVCacheLayout members, as Python source."""
-        members = [
-            PyCode.format("KVCacheLayout.{}", Identifier(n)) for n in self.kv_cache_layouts or ()
-        ]
-        return PyCode(
-            "(" + ", ".join(m.text for m in members) + ("," if len(members) == 1 else "") + ")"
-        )
 
 
 @dataclass(frozen=True)
@@ -155,6 +147,8 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
         builder = backend.metadata_builder if overrides("metadata_builder") else None
         heads = backend.supported_head_sizes if overrides("supported_head_sizes") else None
         parent_heads = effective_field(backend.parent, "supported_head_sizes", by_key)
+        pcp = backend.supports_pcp if overrides("supports_pcp") else None
+        parent_pcp = effective_field(backend.parent, "supports_pcp", by_key)
         inherited = tuple(
             label
             for label, present in (
@@ -163,6 +157,7 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
                 ("supports_device_cpu_query_lens_mismatch", rocm is not None),
                 ("supported_kv_cache_layouts", layouts is not None),
                 ("get_supported_head_sizes", heads is not None or parent_heads is None),
+                ("supports_pcp", pcp is not None or parent_pcp is None),
             )
             if not present and inherited_from_family
         )
@@ -177,6 +172,10 @@ def plan_backends(family: Family, sources: SourceMap) -> BackendsPlan:
                 head_sizes=heads,
                 head_sizes_source=ref(variant, *here, "supported_head_sizes")
                 if heads is not None
+                else None,
+                supports_pcp=pcp,
+                supports_pcp_source=ref(variant, *here, "supports_pcp")
+                if pcp is not None
                 else None,
                 rocm_query_lens_mismatch=rocm,
                 kv_cache_layouts=layouts,

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# the generated reader bounds checkpoints by the counts validation holds hf_config to
+from ..spec.limits import MAX_EXPERTS, MAX_STAGES
 from ..spec.model import Family, PastCount, Variant, WeightSet
-from ..spec.validate import (  # the generated reader bounds checkpoints by the same counts
-    MAX_EXPERTS,
-    MAX_STAGES,
-)
 from .sources import SourceMap
 from .values import Comment, Identifier, LiteralView, PyLiteral
 

@@ -52,20 +52,6 @@ class StateTypes:
     when_unsplit: tuple[str, ...]  # state-like only when no repeat pattern splits the bucket
     source: Comment
 
-    @property
-    def always_py(self) -> PyCode:
-        return _class_tuple(self.always)
-
-    @property
-    def when_unsplit_py(self) -> PyCode:
-        return _class_tuple(self.when_unsplit)
-
-
-def _class_tuple(names: tuple[str, ...]) -> PyCode:
-    """A tuple expression of the named classes: ``()``, ``(A,)`` or ``(A, B)``."""
-    inner = PyCode.join(", ", [Identifier(n) for n in names])
-    return PyCode.format("({},)" if len(names) == 1 else "({})", inner)
-
 
 @dataclass(frozen=True)
 class KvPlan:

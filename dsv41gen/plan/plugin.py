@@ -13,10 +13,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from .. import __version__
 from ..spec.model import BackendKind, Family, Method, StateLike
 from . import engine
 from .sources import SourceMap
-from .values import Comment, DocText, DocView, Identifier, LiteralView, PyLiteral, TomlString
+from .values import Comment
 
 
 class SiteName(enum.Enum):
@@ -41,24 +42,6 @@ class HookedSite:
     reads: tuple[str, ...]  # the spec fields the hook reads
     source: Comment  # the spec section that makes the family cover this site
 
-    @property
-    def py(self) -> LiteralView:
-        """name, hook, reads as Python literals."""
-        return LiteralView(self)
-
-    @property
-    def name_doc(self) -> DocText:
-        return DocText(self.name)
-
-    @property
-    def hook_ident(self) -> Identifier:
-        return Identifier(self.hook)
-
-    @property
-    def target_py(self) -> LiteralView:
-        """The engine function's module, owner, attribute, static, parameters as literals."""
-        return LiteralView(self.target)
-
 
 @dataclass(frozen=True)
 class UnhookedSite:
@@ -76,18 +59,6 @@ class EngineSetPlan:
     target: engine.EngineSet
     members: tuple[tuple[str, Comment], ...]  # (architecture, the spec field that decides)
 
-    @property
-    def py(self) -> LiteralView:
-        return LiteralView(self)
-
-    @property
-    def target_py(self) -> LiteralView:
-        return LiteralView(self.target)
-
-    @property
-    def member_rows(self) -> tuple[tuple[PyLiteral, Comment], ...]:
-        return tuple((PyLiteral(a), source) for a, source in self.members)
-
 
 @dataclass(frozen=True)
 class StateBucketRow:
@@ -102,10 +73,6 @@ class StateBucketRow:
     state_type: str
     always: bool
     source: Comment
-
-    @property
-    def py(self) -> LiteralView:
-        return LiteralView(self)
 
 
 @dataclass(frozen=True)
@@ -130,127 +97,29 @@ class PluginPlan:
     # (a DSpark draft's model_type, whether its layers share the target's KV layout, source)
     dspark_kv_layouts: tuple[tuple[str, bool, Comment], ...] = ()
     state_buckets: tuple[StateBucketRow, ...] = ()
+    # the platforms some engine set answers for on its own (e.g. "rocm")
+    engine_set_platforms: tuple[str, ...] = ()
+    # the generated pyproject.toml: the pip name, the version (dsv41gen's own), its description,
+    # and dsv41gen itself as a requirement: the package compiles and imports its kernel
+    # sources (dsv41gen/kernels) and checks at import that they are the ones it was generated for
+    distribution: str = ""
+    version: str = ""
+    description: str = ""
+    runtime_requirement: str = ""
+    entry_point: str = ""
+    # plugin_status.py: the entry-point group the family's plugin is in (pyproject.toml), every
+    # group VLLM_PLUGINS filters (a name it holds may be in any of them), the variable and the
+    # separator vLLM splits it on
+    plugin_group: str = engine.GENERAL_PLUGINS_GROUP
+    plugin_groups: tuple[str, ...] = engine.PLUGIN_GROUPS
+    plugins_variable: str = engine.PLUGINS_VARIABLE
+    plugins_separator: str = engine.PLUGINS_SEPARATOR
 
-    @property
-    def dspark_kv_layout_rows(self) -> tuple[tuple[PyLiteral, PyLiteral, Comment], ...]:
-        return tuple((PyLiteral(m), PyLiteral(r), s) for m, r, s in self.dspark_kv_layouts)
-
-    @property
-    def engine_set_platforms_py(self) -> PyLiteral:
-        """The platforms some engine set answers for on its own (e.g. "rocm")."""
-        return PyLiteral(tuple(sorted({s.target.platform for s in self.engine_sets} - {""})))
-
-    @property
-    def py(self) -> LiteralView:
-        """engine_requirement, engine_version as Python literals."""
-        return LiteralView(self)
-
-    @property
-    def toml(self) -> _TomlView:
-        return _TomlView(self)
-
-    @property
-    def runtime_requirement(self) -> str:
-        """dsv41gen itself, this version: the package compiles and imports its kernel sources
-        (dsv41gen/kernels) and checks at import that they are the ones it was generated for."""
-        from dsv41gen import __version__
-
-        return f"dsv41gen=={__version__}"
-
-    @property
-    def family_ident(self) -> Identifier:
-        return Identifier(self.family)
-
-    @property
-    def engine_requirement_doc(self) -> DocText:
-        return DocText(self.engine_requirement)
-
-    @property
-    def model_type_rows(self) -> tuple[tuple[PyLiteral, Comment], ...]:
-        return tuple((PyLiteral(m), source) for m, source in self.model_types)
-
-    @property
-    def config_parent_rows(self) -> tuple[tuple[PyLiteral, PyLiteral, Comment], ...]:
-        return tuple((PyLiteral(m), PyLiteral(p), s) for m, p, s in self.config_parents)
-
-    @property
-    def backend_replacement_rows(
-        self,
-    ) -> tuple[tuple[PyLiteral, PyLiteral, Identifier, Comment], ...]:
-        return tuple(
-            (PyLiteral(m), PyLiteral(engine_class), Identifier(ours), source)
-            for m, engine_class, ours, source in self.backend_replacements
-        )
-
-    @property
     def backend_sites(self) -> tuple[HookedSite, ...]:
         return tuple(s for s in self.hooked if s.name.startswith(ATTENTION_SITE_PREFIX))
 
     def has(self, name: str) -> bool:
         return any(site.name == name for site in self.hooked)
-
-    @property
-    def replaced(self) -> tuple[HookedSite, ...]:
-        return tuple(site for site in self.hooked if site.replaces)
-
-    @property
-    def distribution(self) -> str:
-        """The pip name of the generated package."""
-        return f"{self.family.replace('_', '-')}-vllm-plugin"
-
-    @property
-    def version(self) -> str:
-        from .. import __version__
-
-        return __version__
-
-    @property
-    def description(self) -> str:
-        return f"vLLM plugin of the {self.family} model family, generated by dsv41gen"
-
-    @property
-    def entry_point(self) -> str:
-        return f"{self.family}:vllm_plugin"
-
-    @property
-    def status_py(self) -> LiteralView:
-        """plugin_group, plugin_groups, plugins_variable, plugins_separator as literals."""
-        return LiteralView(self)
-
-    @property
-    def doc(self) -> DocView:
-        """engine_version, plugin_group, plugins_variable, plugins_separator as docstring text."""
-        return DocView(self)
-
-    @property
-    def plugin_group(self) -> str:
-        """The entry-point group the family's plugin is in (pyproject.toml)."""
-        return engine.GENERAL_PLUGINS_GROUP
-
-    @property
-    def plugin_groups(self) -> tuple[str, ...]:
-        """Every entry-point group VLLM_PLUGINS filters: a name it holds may be any of them."""
-        return engine.PLUGIN_GROUPS
-
-    @property
-    def plugins_variable(self) -> str:
-        return engine.PLUGINS_VARIABLE
-
-    @property
-    def plugins_separator(self) -> str:
-        return engine.PLUGINS_SEPARATOR
-
-
-class _TomlView:
-    """A plan's attributes as TOML strings, for pyproject.toml."""
-
-    __slots__ = ("_of",)
-
-    def __init__(self, of: PluginPlan):
-        self._of = of
-
-    def __getattr__(self, name: str) -> TomlString:
-        return TomlString(getattr(self._of, name))
 
 
 ATTENTION_SITE_PREFIX = "attention_backends."
@@ -460,6 +329,7 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
                 ),
             )
         )
+    engine_sets = _engine_sets(family, sources)
     return PluginPlan(
         family=family.name,
         engine_requirement=f"{engine.ENGINE_DISTRIBUTION}=={root.engine_version}",
@@ -475,9 +345,15 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
         refuses_unset_num_speculative_tokens=any(
             m.num_speculative_tokens.required for v in family.variants for m in v.methods
         ),
-        engine_sets=_engine_sets(family, sources),
+        engine_sets=engine_sets,
         dspark_kv_layouts=kv_layouts,
         state_buckets=_state_buckets(family, sources),
+        engine_set_platforms=tuple(sorted({s.target.platform for s in engine_sets} - {""})),
+        distribution=f"{family.name.replace('_', '-')}-vllm-plugin",
+        version=__version__,
+        description=f"vLLM plugin of the {family.name} model family, generated by dsv41gen",
+        runtime_requirement=f"dsv41gen=={__version__}",
+        entry_point=f"{family.name}:vllm_plugin",
     )
 
 

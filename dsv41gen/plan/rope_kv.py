@@ -281,10 +281,6 @@ class RopeKvPlan:
     def fp8_max_float(self) -> CppFloat:
         return CppFloat(self.fp8_max)
 
-    @property
-    def packed_format_by_family_py(self) -> PyLiteral:
-        return PyLiteral(dict(self.packed_format_by_family))
-
 
 # --- helpers ------------------------------------------------------------------------------------
 

@@ -527,18 +527,6 @@ class LiteralView:
         return PyLiteral(getattr(self._of, name))
 
 
-class DocView:
-    """A plan object's attributes as docstring text: ``{{ plan.doc.plugin_group }}``."""
-
-    __slots__ = ("_of",)
-
-    def __init__(self, of: object):
-        self._of = of
-
-    def __getattr__(self, name: str) -> DocText:
-        return DocText(getattr(self._of, name))
-
-
 def literal_rows(rows: Iterable[Iterable[object]]) -> tuple[tuple[PyLiteral, ...], ...]:
     """Table rows (generated test cases) with every cell a Python literal, or the typed value
     the planner made it (an identifier naming a constant, a comment)."""

@@ -37,8 +37,20 @@ from .language import (
     breaking,
     cosmetic,
 )
+from .limits import MAX_SPECULATIVE_TOKENS, MAX_STAGES
 
 # A KV-cache block size in tokens.
+# num_speculative_tokens bounds (a maximum from 1, a warning threshold from 0)
+_SPECULATIVE_TOKENS_1 = Int(
+    minimum=1,
+    maximum=MAX_SPECULATIVE_TOKENS,
+    range=f"at most {MAX_SPECULATIVE_TOKENS} speculative tokens",
+)
+_SPECULATIVE_TOKENS_0 = Int(
+    minimum=0,
+    maximum=MAX_SPECULATIVE_TOKENS,
+    range=f"at most {MAX_SPECULATIVE_TOKENS} speculative tokens",
+)
 _BLOCK_TOKENS = Int(minimum=1, maximum=65536, range="a KV-cache block of at most 65536 tokens")
 
 # A head dimension.
@@ -174,12 +186,12 @@ _METHOD = Obj(
                     ),
                     Field(
                         "maximum",
-                        Int(minimum=1, maximum=1024, range="at most 1024 speculative tokens"),
+                        _SPECULATIVE_TOKENS_1,
                         doc="Largest num_speculative_tokens accepted.",
                     ),
                     Field(
                         "warn_above",
-                        Int(minimum=0, maximum=1024, range="at most 1024 speculative tokens"),
+                        _SPECULATIVE_TOKENS_0,
                     ),
                     Field(
                         "default_sources",
@@ -330,8 +342,8 @@ _CHECKPOINT = Obj(
                                         "default",
                                         Int(
                                             minimum=1,
-                                            maximum=64,
-                                            range="the 64 stages a checkpoint may have",
+                                            maximum=MAX_STAGES,
+                                            range=f"the {MAX_STAGES} stages a checkpoint may have",
                                         ),
                                         doc=(
                                             "The stage count when no source is set (the "
@@ -976,6 +988,14 @@ _ATTENTION_BACKENDS = Map(
                 "`emit --vllm-tree` writes that member. The class itself is the model "
                 "package's.",
                 review=(breaking("attention backend class path changed", Change.CHANGED),),
+            ),
+            Field(
+                "supports_pcp",
+                Bool(),
+                doc="supports_pcp(): whether the backend runs under prefill context "
+                "parallelism. With prefill_context_parallel_size > 1, vLLM asserts it for the "
+                "backend of every attention layer at start (v1/worker/cp_utils.py), so `false` "
+                "refuses PCP with vLLM's message. Without it the parent's answer is inherited.",
             ),
             Field("supports_device_cpu_query_lens_mismatch_on_rocm", Bool()),
             Field("supported_kv_cache_layouts", List(items=Str(pattern=UPPER_CASE))),

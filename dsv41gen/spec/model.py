@@ -8,7 +8,7 @@ stage walks dicts.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import Location
@@ -633,6 +633,15 @@ class KernelBlockSizes:
         )
         return KernelBlockSizes(tuple(d["default"]), tuple(by_family), d.get("note"))
 
+    def stated(self) -> Iterator[tuple[tuple[str, ...], int, int]]:
+        """Each size as (its list's path under kernel_block_sizes, index, size): the default
+        list, then each family's, in family order."""
+        for i, size in enumerate(self.default):
+            yield ("default",), i, size
+        for family, sizes in self.by_family:
+            for i, size in enumerate(sizes):
+                yield ("by_capability_family", family.value), i, size
+
 
 class BackendKind(enum.Enum):
     INDEXER = "indexer"
@@ -677,6 +686,13 @@ class AttentionBackend:
             return self.declared[name]
         except KeyError:
             raise AttributeError(name) from None
+
+    def block_sizes(self) -> Iterator[tuple[tuple[str | int, ...], int]]:
+        """Each block size the backend states, with its path in the spec (for a rule's report)."""
+        if self.kernel_block_sizes is None:
+            return
+        for where, i, size in self.kernel_block_sizes.stated():
+            yield ("attention_backends", self.key, "kernel_block_sizes", *where, i), size
 
     @staticmethod
     def parse(key: str, d: dict) -> AttentionBackend:

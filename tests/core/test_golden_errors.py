@@ -969,6 +969,37 @@ specs/deepseek_v4.yaml:@cache_spec_types:@:3: kv_cache.cache_spec_types: names t
 specs/deepseek_v41.yaml:@cache_spec_types:@:3: kv_cache.cache_spec_types: names the KV spec types of the caches, but kv_cache.spec_types declares none; declare the types there (each with its parent and state_like)
 """,
     ),
+    (
+        "block_sizes_that_are_not_powers_of_two",  # a typed rule (spec/validate/typed.py)
+        [
+            (V41, "        sm120: [128]\n", "        sm120: [96]\n"),
+            (
+                V41,
+                "      by_capability_family: {sm90: [64]}\n      default: [128]\n",
+                "      by_capability_family: {sm90: [64]}\n      default: [100]\n",
+            ),
+        ],
+        """
+specs/deepseek_v41.yaml:@sm120: [96]@:17: attention_backends.DeepseekV41IndexerBackend.kernel_block_sizes.by_capability_family.sm120.0: block size 96 is not a positive power of two (e.g. 64, 128, 256)
+specs/deepseek_v41.yaml:@default: [100]@:17: attention_backends.FLASHMLA_SPARSE_DSV41.kernel_block_sizes.default.0: block size 100 is not a positive power of two (e.g. 64, 128, 256)
+""",
+    ),
+    (
+        "sparse_mla_entry_with_a_parent_and_a_builder",  # a typed rule (spec/validate/typed.py)
+        [
+            (
+                V41,
+                "    name: FLASHMLA_SPARSE_DSV41\n    kind: sparse_mla\n",
+                "    name: FLASHMLA_SPARSE_DSV41\n    kind: sparse_mla\n"
+                "    parent: SparseParentBackend\n"
+                "    metadata_builder: {module: vllm.x, class: SparseBuilder}\n",
+            )
+        ],
+        """
+specs/deepseek_v41.yaml:@parent: SparseParentBackend@:5: attention_backends.FLASHMLA_SPARSE_DSV41.parent: a sparse_mla entry records a name and block sizes only; remove `parent`
+specs/deepseek_v41.yaml:@class: SparseBuilder@:5: attention_backends.FLASHMLA_SPARSE_DSV41.metadata_builder: a sparse_mla entry records a name and block sizes only; remove `metadata_builder`
+""",
+    ),
 ]
 
 
@@ -998,6 +1029,7 @@ def test_golden_case_count_and_rules_covered():
         "signature_names_declared_weights": "signature_names_no_weight",
         "block_sizes_powers_of_two": "block_size_not_power_of_two",
         "backend_parents": "backend_parent_unknown",
+        "sparse_mla_entries": "sparse_mla_entry_with_a_parent_and_a_builder",
         "runner_architectures_known": "runner_architecture_unknown",
         "kv_spec_types": "kv_spec_type_unknown",
         "kv_cache_spec_types": "cache_spec_type_unknown",

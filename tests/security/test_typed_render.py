@@ -119,6 +119,14 @@ FILTERED = [
     ("ident", "DeepseekV41", "DeepseekV41"),
     ("cpp_ident", "kv_cache", "kv_cache"),
     ("dotted", "vllm.models.deepseek_v4", "vllm.models.deepseek_v4"),
+    ("py_tuple", (), "()"),
+    ("py_tuple", ["x\nimport os\n#"], r'("x\nimport os\n#",)'),
+    ("py_tuple", ("'\"", "{}", 1, None), """('\\'"', "{}", 1, None)"""),
+    ("py_tuple", [Identifier("A"), PyLiteral("b\u202e")], r'(A, "b\u202e")'),
+    ("py_dict", {}, "{}"),
+    ("py_dict", {"sm90": "nul\x00"}, r'{"sm90": "nul\x00"}'),
+    ("py_dict", (("a", 1), ("*/ {{ x }}", None)), '{"a": 1, "*/ {{ x }}": None}'),
+    ("py_dict", [("bidi\u202e", (1, 2))], r'{"bidi\u202e": (1, 2)}'),
 ]
 
 
@@ -144,6 +152,16 @@ REFUSED = [
     ("py_str", None),
     ("py", float("nan")),
     ("py", object()),
+    ("py_tuple", "abc"),
+    ("py_tuple", 7),
+    ("py_tuple", [float("nan")]),
+    ("py_tuple", [Comment("x")]),
+    ("py_tuple", [CppInt(1, "int")]),
+    ("py_dict", [("a",)]),
+    ("py_dict", "ab"),
+    ("py_dict", {"k": object()}),
+    ("py_dict", {"k": Comment("*/")}),
+    ("py_dict", {"k": DocText('"""')}),
 ]
 
 
@@ -160,6 +178,24 @@ def test_a_misspelt_attribute_through_a_filter_says_so(name):
     # StrictUndefined passed an isinstance check: "py_str takes a str, got StrictUndefined"
     with pytest.raises(jinja2.UndefinedError, match="has no attribute 'nmae'"):
         _env("{{ plan.nmae | " + name + " }}").render(plan={"name": "x"})
+
+
+def test_py_tuple_of_names_and_of_class_members():
+    assert _env('{{ v | map("ident") | py_tuple }}').render(v=["A", "B"]) == "(A, B)"
+    members = _env('{{ v | py_tuple(members_of="KVCacheLayout") }}')
+    assert members.render(v=["NHD"]) == "(KVCacheLayout.NHD,)"
+    assert members.render(v=["NHD", "HND"]) == "(KVCacheLayout.NHD, KVCacheLayout.HND)"
+    for bad in ("a b", "class", "x\nimport os", "bidi\u202e", 7):
+        with pytest.raises(render.TemplateValueError):
+            render.render_template(members, v=[bad])
+    with pytest.raises(render.TemplateValueError):
+        render.render_template(_env('{{ v | map("ident") | py_tuple }}'), v=["a.b"])
+
+
+def test_python_containers_of_hostile_strings_evaluate_back_to_them():
+    assert ast.literal_eval(_env("{{ v | py_tuple }}").render(v=NASTY)) == tuple(NASTY)
+    pairs = [(text, text[::-1]) for text in NASTY]
+    assert ast.literal_eval(_env("{{ v | py_dict }}").render(v=pairs)) == dict(pairs)
 
 
 def test_a_filter_passes_its_own_typed_value_unchanged():

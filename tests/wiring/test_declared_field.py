@@ -53,3 +53,49 @@ def test_supported_head_sizes_is_generated_and_inherited(tmp_path):
         assert backends.DeepseekV4HeadsAnyBackend.get_supported_head_sizes() == []
         # the real V4 backend states none: nothing generated (vLLM's inherited list stands)
         assert "get_supported_head_sizes" not in vars(backends.DeepseekV4IndexerBackend)
+
+
+# The new-field demonstration of issue 24: `supports_pcp` went in through the declaration, the
+# backends planner and the backends template only (vLLM 0.33.0: AttentionBackend.supports_pcp()
+# is its impl's answer, else False; DeepseekV32IndexerBackend's is True; v1/worker/cp_utils.py
+# asserts it per attention layer).
+PCP_CHILD = textwrap.dedent(
+    """\
+    spec_version: 1
+    extends: deepseek_v4.yaml
+
+    variant:
+      name: deepseek_v4_pcp
+      display_name: DeepSeek V4 PCP
+      model_type: deepseek_v4_pcp
+
+    attention_backends:
+      DeepseekV4NoPcpIndexerBackend:
+        name: DEEPSEEK_V4_NO_PCP_INDEXER
+        parent: DeepseekV4IndexerBackend
+        supports_pcp: false
+      DeepseekV4NoPcpTailBackend:
+        name: DEEPSEEK_V4_NO_PCP_TAIL
+        parent: DeepseekV4NoPcpIndexerBackend
+      DeepseekV4PcpAgainBackend:
+        name: DEEPSEEK_V4_PCP_AGAIN
+        parent: DeepseekV4NoPcpIndexerBackend
+        supports_pcp: true
+    """
+)
+
+
+def test_supports_pcp_is_generated_and_inherited(tmp_path):
+    spec = tmp_path / "deepseek_v4_pcp.yaml"
+    spec.write_text(PCP_CHILD, encoding="utf-8")
+    with child_spec_module(spec, "backends", tmp_path / "scratch") as backends:
+        stated = backends.DeepseekV4NoPcpIndexerBackend
+        assert stated.supports_pcp() is False
+        assert "supports_pcp" in vars(stated)
+        tail = backends.DeepseekV4NoPcpTailBackend
+        assert "supports_pcp" not in vars(tail)
+        assert tail.supports_pcp() is False
+        assert "supports_pcp" in inspect.getdoc(tail)
+        assert backends.DeepseekV4PcpAgainBackend.supports_pcp() is True
+        # the real V4 backend states none: nothing generated, vLLM's own answer stands
+        assert "supports_pcp" not in vars(backends.DeepseekV4IndexerBackend)

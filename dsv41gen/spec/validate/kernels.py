@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...errors import did_you_mean
 from .. import capabilities
+from ..limits import MAX_FILLED_MESSAGE_CHARS
 from ..load import Path_
 from ..model import (
     ScalarType,
@@ -12,7 +13,6 @@ from ..model import (
 from ..resolve import ResolvedSpec
 from .capability_rules import _is_float32, check_mx_capabilities
 from .report import Report
-from .rules import MAX_FILLED_MESSAGE_CHARS
 
 
 def _kv_spec_types(spec: ResolvedSpec, report: Report) -> None:

@@ -11,6 +11,13 @@ from pathlib import Path
 
 from ...errors import Diagnostics, Location
 from ..load import Path_
+from ..output_names import (
+    IMPORTED_PACKAGES,
+    MANIFEST,
+    MODULE_NAMES,
+    PACKAGE_MODULES,
+    header_like,
+)
 from ..resolve import ResolvedSpec
 from .report import Report
 
@@ -45,38 +52,6 @@ def _check_file_names(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
             diagnostics.add(where, "extends", problem + "; rename the parent spec")
 
 
-@functools.lru_cache(maxsize=1)
-def generated_module_names() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
-    """(modules of a generated package, names each generated Python module defines), read off
-    the templates themselves: a template that gains a function or a module is covered without a
-    list here to keep up to date."""
-    from ...emit.inputs import templates_dir
-
-    modules: set[str] = {"tests", "csrc"}
-    defined: dict[str, frozenset[str]] = {}
-    for template in sorted(templates_dir().rglob("*.py.j2")):
-        text = template.read_text(encoding="utf-8")
-        names = set()
-        for line in text.splitlines():
-            match = re.match(r"\s*(?:async\s+)?(?:def|class)\s+([A-Za-z_]\w*)", line)
-            match = match or re.match(r"\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)", line)
-            if match:
-                names.add(match[1])
-            imported = re.match(r"\s*(?:from\s+(\.*)([\w.]*)\s+)?import\s+(.+)", line)
-            if imported:
-                dots, module, what = imported.groups()
-                listed = [w.split(" as ")[-1].strip(" ()") for w in what.split(",")]
-                names.update(n for n in listed if n.isidentifier())
-                if dots and module:
-                    modules.add(module.split(".")[0])
-                elif dots:
-                    modules.update(n for n in listed if n.isidentifier())
-        defined[template.name.removesuffix(".py.j2")] = frozenset(names)
-        if template.parent.name == "triton":
-            modules.add(template.name.removesuffix(".py.j2"))  # mxfp8, mxfp8_reference
-    return frozenset(modules), defined
-
-
 def _name_clash(name: str, *, module_names: frozenset[str] = frozenset()) -> str | None:
     """Why ``name`` cannot be a generated identifier, or None (keywords: see
     _names_are_not_keywords, which covers every name field)."""
@@ -92,47 +67,21 @@ def _name_clash(name: str, *, module_names: frozenset[str] = frozenset()) -> str
 # Modules Python imports by itself from sys.path at start-up (site): a generated package of
 # that name would run at every interpreter start of whoever puts the output directory there.
 _STARTUP_MODULES = frozenset({"sitecustomize", "usercustomize"})
-_IMPORTS = re.compile(
-    r"^\s*from ([A-Za-z_]\w*)[\w.]* import |^\s*import ([A-Za-z_]\w*)[\w.]*(?: as \w+)?\s*$"
-    r'|import_module\("([A-Za-z_]\w*)',
-    re.MULTILINE,
-)
-
-
-@functools.lru_cache(maxsize=1)
-def imported_packages() -> frozenset[str]:
-    """Top-level packages other than the standard library's that the generated code imports,
-    read off the templates and the kernel runtime they bind to (dsv41gen, vllm, torch, triton,
-    pytest, ...). A generated package named like one shadows it for every importer with the
-    output directory on sys.path, and installing the plugin would overwrite its files."""
-    import sys
-
-    from ...emit.inputs import templates_dir
-
-    sources = sorted(templates_dir().rglob("*.j2")) + sorted(
-        (Path(__file__).resolve().parents[2] / "kernels").glob("*.py")
-    )
-    found = set()
-    for source in sources:
-        for match in _IMPORTS.finditer(source.read_text(encoding="utf-8")):
-            found.add(next(group for group in match.groups() if group))
-    return frozenset(found - set(sys.stdlib_module_names) - {"__future__"})
 
 
 def _package_clash(name: str) -> str | None:
     import sys
 
-    modules, _ = generated_module_names()
     if name in sys.stdlib_module_names:
         return f"{name!r} is a Python standard-library module"
-    if name in imported_packages() or name == __package__.partition(".")[0]:
+    if name in IMPORTED_PACKAGES or name == __package__.partition(".")[0]:
         return (
             f"{name!r} is a package the generated code imports: a generated package of that "
             "name would shadow it (and installing the plugin would overwrite its files)"
         )
     if name in _STARTUP_MODULES:
         return f"{name!r} is a module Python imports by itself at every start (site)"
-    if name in modules:
+    if name in PACKAGE_MODULES:
         return f"{name!r} is the name of a module of the generated package"
     where = installed_module(name)
     if where is not None:
@@ -184,8 +133,6 @@ def installed_module(name: str) -> str | None:
 
 
 def _generated_by_dsv41gen(package: Path) -> bool:
-    from ...emit.fastpath import MANIFEST
-
     try:
         with open(package / MANIFEST, encoding="utf-8") as handle:
             return handle.readline().startswith("# @generated by dsv41gen ")
@@ -198,13 +145,12 @@ _RENAME = "; choose another name"
 
 def _generated_names(spec: ResolvedSpec, report: Report) -> None:
     """Every name a spec gives that becomes a Python or C++ name of the generated code."""
-    _, defined = generated_module_names()
     variant = spec.data.get("variant", {})
     if len(spec.lineage) == 1 and isinstance(variant.get("name"), str):
         problem = _package_clash(variant["name"])
         if problem:
             report(("variant", "name"), problem + " (the root variant names the package)" + _RENAME)
-    in_backends = defined.get("backends", frozenset()) | defined.get("binding", frozenset())
+    in_backends = MODULE_NAMES["backends"] | MODULE_NAMES["_binding"]
     sparse_functions: dict[str, str] = {}
     for key, backend in (spec.data.get("attention_backends") or {}).items():
         if not isinstance(backend, dict):
@@ -238,7 +184,7 @@ def _generated_names(spec: ResolvedSpec, report: Report) -> None:
                     ("attention_backends", key, "supported_kv_cache_layouts", i),
                     f"{member!r} cannot be an enum member name",
                 )
-    in_kv = defined.get("kv_cache", frozenset()) | defined.get("binding", frozenset())
+    in_kv = MODULE_NAMES["kv_cache"] | MODULE_NAMES["_binding"]
     kv = spec.data.get("kv_cache") or {}
     spec_types = kv.get("spec_types") if isinstance(kv, dict) else None
     for key in spec_types or {}:
@@ -336,8 +282,6 @@ def _license_lines_are_not_headers(spec: ResolvedSpec, report: Report) -> None:
     first line that reads like one: a license line `dsv41gen-content: 0000000000000000` made
     every generated file look hand-edited (check failed, build refused without --force) and
     one reading `@generated by dsv41gen ... from X.` above it would name other spec files."""
-    from ...emit.write import header_like
-
     lines = spec.data.get("license_header")
     for i, line in enumerate(lines if isinstance(lines, list) else ()):
         if isinstance(line, str) and header_like(line.rstrip()):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from ...errors import did_you_mean
-from ..model import (
-    Method,
-)
+from ..limits import MAX_EXPERTS, MAX_STAGES, MAX_TOKENS_PER_ROUND
+from ..model import BackendKind, Method
 from ..resolve import ResolvedSpec
 from .report import Report
 from .schema import _deleted_at, _number
+from .typed import TypedSpec
 
 
 def _is_count(value: object) -> bool:
@@ -226,9 +226,6 @@ def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
                 )
 
 
-MAX_EXPERTS = 1024  # routed experts per decoder block: the generated check names each one
-
-
 def _weight_set_block(spec: ResolvedSpec, report: Report) -> None:
     """A weight set's decoder block: every stacked or renamed name is a block weight, the
     shards of one merged parameter are distinct, a block weight is not also a weight of the set
@@ -318,21 +315,37 @@ def _weight_set_block(spec: ResolvedSpec, report: Report) -> None:
             )
 
 
-def _block_sizes_powers_of_two(spec: ResolvedSpec, report: Report) -> None:
-    for backend, body in spec.data.get("attention_backends", {}).items():
-        sizes = body.get("kernel_block_sizes", {})
-        lists = [(("default",), sizes.get("default", []))]
-        lists += [
-            (("by_capability_family", f), v)
-            for f, v in sizes.get("by_capability_family", {}).items()
-        ]
-        for sub, values in lists:
-            for i, value in enumerate(values):
-                if not _is_power_of_two(value):
-                    report(
-                        ("attention_backends", backend, "kernel_block_sizes") + sub + (i,),
-                        f"block size {value!r} is not a positive power of two (e.g. 64, 128, 256)",
-                    )
+def _block_sizes_powers_of_two(spec: TypedSpec, report: Report) -> None:
+    for backend in spec.backends:
+        for path, size in backend.block_sizes():
+            if not _is_power_of_two(size):
+                report(
+                    path, f"block size {size!r} is not a positive power of two (e.g. 64, 128, 256)"
+                )
+
+
+def _sparse_mla_entries(spec: TypedSpec, report: Report) -> None:
+    """A sparse_mla entry is a registered name with block sizes: no class, so no parent or
+    metadata builder, and no parent to inherit its sizes from."""
+    for backend in spec.backends:
+        if backend.kind is not BackendKind.SPARSE_MLA:
+            continue
+        here = ("attention_backends", backend.key)
+        if backend.metadata_builder is not None:
+            report(
+                here + ("metadata_builder",),
+                "a sparse_mla entry records a name and block sizes only; remove `metadata_builder`",
+            )
+        if backend.parent is not None:
+            report(
+                here + ("parent",),
+                "a sparse_mla entry records a name and block sizes only; remove `parent`",
+            )
+        if backend.kernel_block_sizes is None:
+            report(
+                here,
+                "a sparse_mla entry must state kernel_block_sizes: it has no parent to inherit them from",
+            )
 
 
 def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
@@ -341,22 +354,7 @@ def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
         parent = body.get("parent")
         here = ("attention_backends", backend)
         if body.get("kind", "indexer") == "sparse_mla":
-            if "metadata_builder" in body:
-                report(
-                    here + ("metadata_builder",),
-                    "a sparse_mla entry records a name and block sizes only; remove `metadata_builder`",
-                )
-            if parent is not None:
-                report(
-                    here + ("parent",),
-                    "a sparse_mla entry records a name and block sizes only; remove `parent`",
-                )
-            if "kernel_block_sizes" not in body:
-                report(
-                    here,
-                    "a sparse_mla entry must state kernel_block_sizes: it has no parent to inherit them from",
-                )
-            continue
+            continue  # _sparse_mla_entries
         if parent is None:
             report(
                 here,
@@ -534,14 +532,6 @@ def _inherited_messages_name_their_variant(spec: ResolvedSpec, report: Report) -
                     "variant's own display_name fills it in)",
                 )
                 break
-
-
-# A message with its {display_name} fields filled in (a generated string literal)
-MAX_FILLED_MESSAGE_CHARS = 16384
-
-
-MAX_STAGES = 64  # checkpoint stages (MTP / DSpark layers) a weight set may have
-MAX_TOKENS_PER_ROUND = 64
 
 
 def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
