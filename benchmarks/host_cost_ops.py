@@ -7,6 +7,11 @@ made of are timed alone too (``parts_us``): torch.empty of each output, and the 
 kernel's launcher called directly (what the launchers call once a launch class is known).
 
     python benchmarks/host_cost_ops.py --build-dir DIR --json OUT.json
+    python benchmarks/host_cost_ops.py --build-dir DIR --json OUT.json --both
+
+``--both`` runs it twice in fresh processes, with the C++ launch path and with
+``DSV41GEN_MXFP8_NATIVE=0`` (Triton's compiled launcher), and writes both runs into one file
+(the committed benchmarks/results/host_cost_h200.json; benchmarks/plot.py draws its PNG).
 
 Method as benchmarks/host_launch_mxfp8.py: ROUNDS rounds of BATCH calls, GPU not awaited
 (synchronized between rounds only), median of the rounds' microseconds per call. MXFP8 at
@@ -18,6 +23,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import platform
 import statistics
 import subprocess
@@ -112,11 +118,45 @@ def native_launch(mx, x, xq, scales):
     return lambda: natives[0].launch(*pointers)
 
 
+def both(build_dir: str, json_path: str) -> int:
+    """Both launch paths, each in a fresh process, into one result file."""
+    runs, first = {}, None
+    with tempfile.TemporaryDirectory() as tmp:
+        for native in ("1", "0"):
+            part = Path(tmp) / f"native{native}.json"
+            command = [sys.executable, __file__, "--build-dir", build_dir, "--json", str(part)]
+            env = {**os.environ, "DSV41GEN_MXFP8_NATIVE": native}
+            subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
+            result = json.loads(part.read_text())
+            first = first or result
+            runs[result["launch_path"]] = dict(
+                host_us=result["host_us"], parts_us=result["parts_us"]
+            )
+    out = {"benchmark": "host_cost"}
+    for key in ("date", "gpu", "driver", "torch", "triton", "cuda", "python", "method"):
+        out[key] = first[key]
+    out["target_us"] = first["target_us"]
+    out["commands"] = [
+        f"python benchmarks/host_cost_ops.py --build-dir DIR --json {Path(json_path).name} --both"
+    ]
+    out["choice"] = (
+        "the C++ launch (triton_launch.cpp) is the default: a known launch class is one C++"
+        " entry from the launchers and from the ops' CUDA kernels"
+    )
+    out["runs"] = runs
+    Path(json_path).write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
+    print(json.dumps(out, indent=1, ensure_ascii=False))
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--build-dir", required=True)
     parser.add_argument("--json", required=True)
+    parser.add_argument("--both", action="store_true", help="both launch paths into one file")
     args = parser.parse_args()
+    if args.both:
+        return both(args.build_dir, args.json)
     _, mx, _ = load_modules(Path(tempfile.mkdtemp(prefix="host_cost_")))
     _, ops, _ = load_variant("deepseek_v41", args.build_dir)
     x = torch.randn(128, 7168, device="cuda").bfloat16()

@@ -139,7 +139,9 @@ def explain_line(target: str) -> Why:
 
 def _comment_run(lines: list[str], index: int) -> str:
     """The line at index joined with the comment lines that continue it: a formatter that
-    reflows long comments (clang-format) may have broken a source-map comment in two."""
+    reflows long comments (clang-format), or dsv41gen's own wrap to the consumer's line length,
+    may have broken a source-map comment in two. The wrap breaks a field longer than a line
+    after one of its dots, so a line ending in a dotted name's dot joins the next unspaced."""
     text = lines[index]
     if "#" not in text and "//" not in text:
         return text  # a code line: the comment below it belongs to the next statement
@@ -147,8 +149,23 @@ def _comment_run(lines: list[str], index: int) -> str:
         stripped = following.strip()
         if not stripped.startswith(("//", "#")):
             break
-        text += " " + stripped.lstrip("/#").strip()
+        continued = stripped.lstrip("/#").strip()
+        text += ("" if _BROKEN_FIELD.search(text) else " ") + continued
     return text
+
+
+_BROKEN_FIELD = re.compile(r"spec: [\w.-]+\.yaml\s+[\w.\-]*\w\.$")
+
+
+def _mark_start(lines: list[str], index: int, header_lines: int) -> int:
+    """The line a source-map comment starts on when the comment line at index continues it
+    (a mark broken across up to four comment lines); else index itself."""
+    for start in range(index, max(index - 4, header_lines - 1), -1):
+        if not lines[start].lstrip().startswith(("#", "//")):
+            break
+        if "spec:" in lines[start]:
+            return start
+    return index
 
 
 def _trace(lines: list[str], number: int, specs: list[Path], generated: Path, header_lines: int):
@@ -161,10 +178,11 @@ def _trace(lines: list[str], number: int, specs: list[Path], generated: Path, he
     if opener.endswith(":") or opener.endswith("{") or opener.lstrip().startswith("@"):
         order = [i for i in range(number, min(number + 3, len(lines)))] + order
     for index in order:
-        match = _SPEC_COMMENT.search(_comment_run(lines, index))
+        start = _mark_start(lines, index, header_lines)
+        match = _SPEC_COMMENT.search(_comment_run(lines, start))
         if match:
             spec = next((p for p in specs if p.name == match["file"]), None)
-            return match["field"], _locate(spec, match["field"]) if spec else None, index + 1
+            return match["field"], _locate(spec, match["field"]) if spec else None, start + 1
         mention = _FIELD_MENTION.search(lines[index])
         if mention and ("#" in lines[index] or "//" in lines[index] or '"""' in lines[index]):
             return mention["field"], _locate_resolved(specs, generated, mention["field"]), index + 1

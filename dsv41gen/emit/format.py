@@ -50,6 +50,9 @@ DEFAULT_CLANG_FORMAT = _PACKAGE_DIR / "clang-format.yaml"
 _RUFF_CONFIG_NAMES = (".ruff.toml", "ruff.toml", "pyproject.toml")  # ruff's own order
 _CLANG_FORMAT_NAMES = (".clang-format", "_clang-format")
 _CPP_SUFFIXES = (".h", ".cuh", ".cu", ".cpp", ".cc", ".hpp")
+# The prose wrap runs inside the Python formatter: its code is part of what formatted text
+# depends on, so a change to it never reuses cached text.
+_WRAP_DIGEST = hashlib.sha256((Path(__file__).parent / "wrap.py").read_bytes()).hexdigest()[:16]
 _TOOL_RUFF = re.compile(r"^\s*\[\s*tool\s*\.\s*ruff\s*[\].]", re.MULTILINE)
 
 
@@ -166,6 +169,7 @@ class FormatSettings:
         return json.dumps(
             [
                 self.fingerprint(),
+                _WRAP_DIGEST,
                 _version("ruff"),
                 _version("clang-format"),
                 str(self.ruff_config),
@@ -253,17 +257,46 @@ def _staged(sources: dict[str, str], root: Path) -> dict[str, Path]:
 
 
 def format_python(sources: dict[str, str], settings: FormatSettings) -> dict[str, str]:
-    """Every ``*.py`` entry formatted by ruff under the consumer's configuration."""
+    """Every ``*.py`` entry formatted by ruff under the consumer's configuration, its prose
+    (comments, docstrings, message literals) then wrapped to the consumer's line length
+    (``wrap.py``), and what that changed formatted again."""
     python = {k: v for k, v in sources.items() if k.endswith(".py")}
     if not python:
         return {}
+    # Import order is ruff's too (rule I, with the consumer's isort settings), so templates
+    # need not sort what the planner emits.
+    formatted = _ruff_format(python, settings, sort_imports=True)
+    width = prose_width(settings)
+    for _ in range(_WRAP_ROUNDS):
+        wrapped = {key: _wrapped(key, text, width) for key, text in formatted.items()}
+        changed = {key: text for key, text in wrapped.items() if text != formatted[key]}
+        if not changed:
+            break
+        formatted.update(_ruff_format(changed, settings, sort_imports=False))
+    return formatted
+
+
+# ruff lays out what the wrap split (a literal's pieces, in brackets of their own) and may
+# indent it deeper than the wrap assumed; a second round wraps that. None has needed a third.
+_WRAP_ROUNDS = 3
+
+
+def _wrapped(key: str, text: str, width: int) -> str:
+    from .wrap import WrapError, wrap_python
+
+    try:
+        return wrap_python(text, width)
+    except WrapError as error:
+        raise FormatError(f"{key}: {error}") from error
+
+
+def _ruff_format(sources: dict[str, str], settings: FormatSettings, sort_imports: bool):
     config = ["--config", str(settings.ruff_config)] if settings.ruff_config else ["--isolated"]
+    steps = [["check", "--select", "I", "--fix", "--exit-zero"]] if sort_imports else []
     with scratch_directory("format") as tmp:
-        names = _staged(python, tmp)
+        names = _staged(sources, tmp)
         paths = [str(p) for p in names.values()]
-        # Import order is ruff's too (rule I, with the consumer's isort settings), so templates
-        # need not sort what the planner emits.
-        for command in (["check", "--select", "I", "--fix", "--exit-zero"], ["format"]):
+        for command in [*steps, ["format"]]:
             _run(
                 [_ruff(), *command, "--no-cache", *config, *paths],
                 names,
@@ -271,6 +304,46 @@ def format_python(sources: dict[str, str], settings: FormatSettings) -> dict[str
                 step=f"format:ruff-{command[0]}",
             )
         return {key: path.read_text(encoding="utf-8") for key, path in names.items()}
+
+
+_PYCODESTYLE_SETTING = re.compile(
+    r"^linter\.pycodestyle\.(max_line_length|max_doc_length) = (\S+)$", re.MULTILINE
+)
+
+
+def _prose_width(settings: FormatSettings) -> int:
+    config = ["--config", str(settings.ruff_config)] if settings.ruff_config else ["--isolated"]
+    with scratch_directory("format") as tmp:
+        probe = tmp / "probe.py"
+        probe.write_text("", encoding="utf-8")
+        returncode, stdout, stderr = run_tool(
+            [_ruff(), "check", "--show-settings", "--no-cache", *config, str(probe)],
+            step="format:ruff-settings",
+        )
+    settings_found = dict(_PYCODESTYLE_SETTING.findall(stdout))
+    widths = [int(value) for value in settings_found.values() if value.isdigit()]
+    if returncode != 0 or not settings_found.get("max_line_length", "").isdigit():
+        where = settings.ruff_config or "ruff's defaults"
+        raise FormatError(
+            f"ruff does not say the line length of {where} "
+            f"(`ruff check --show-settings`):\n{stderr.strip() or stdout.strip()[:500]}"
+        )
+    return min(widths)
+
+
+def prose_width(settings: FormatSettings) -> int:
+    """The line length the consumer's ruff holds Python to: E501's ``max-line-length`` (by
+    default its ``line-length``), or W505's ``max-doc-length`` where that is shorter. Read
+    from ruff itself (``--show-settings``), which resolves ``extend`` and every default the
+    way a consumer's ``ruff check`` does; cached like formatted text."""
+    cache = FormatCache.for_settings(settings)
+    key = cache.key("ruff --show-settings prose width", "")
+    cached = cache.get(key)
+    if cached is not None and cached.isdigit():
+        return int(cached)
+    width = _prose_width(settings)
+    cache.put(key, str(width))
+    return width
 
 
 def is_cpp(path: str) -> bool:

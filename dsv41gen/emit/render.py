@@ -453,22 +453,33 @@ def render_files(files, spec_files_of, settings, license_header: tuple[str, ...]
     """Render each planned file, format it (format.FormatSettings: the consumer's formatter
     configuration), and put the license lines and the dsv41gen header on top (naming
     ``spec_files_of(output)``, the specs the file comes from)."""
-    from .format import clang_format_column_limit, format_sources, is_cpp
+    from .format import clang_format_column_limit, format_sources, is_cpp, prose_width
     from .write import make_header
 
     bodies = format_sources(
         {output.path: render(output.template, **dict(output.context)) for output in files},
         settings,
     )
-    width = clang_format_column_limit(settings) if any(is_cpp(o.path) for o in files) else 0
+    cpp_width = clang_format_column_limit(settings) if any(is_cpp(o.path) for o in files) else 0
+    py_width = prose_width(settings) if any(o.path.endswith(".py") for o in files) else 0
     return {
         output.path: make_header(
             output.comment_prefix,
             spec_files_of(output),
             bodies[output.path],
             license_header=license_header,
-            width=width if is_cpp(output.path) else 0,
+            width=_header_width(output.path, cpp_width, py_width),
         )
         + bodies[output.path]
         for output in files
     }
+
+
+def _header_width(path: str, cpp_width: int, py_width: int) -> int:
+    """The line limit the header must fit (0: none): clang-format's ColumnLimit for C++ (it
+    would reflow a longer comment), the consumer's ruff line length for Python (E501)."""
+    from .format import is_cpp
+
+    if is_cpp(path):
+        return cpp_width
+    return py_width if path.endswith(".py") else 0

@@ -400,6 +400,14 @@ def _native_module() -> Any:
     be built (no C++ compiler or CUDA headers) or DSV41GEN_MXFP8_NATIVE=0 turns it off, and the
     launchers then stay on Triton's compiled launcher."""
     global _NATIVE
+    source = Path(__file__).with_name("triton_launch.cpp")
+    if _NATIVE is _UNSET and not source.is_file():
+        # A patched copy of this module elsewhere (the benchmarks' ablations): the installed
+        # module's extension, one build and one load per process.
+        from dsv41gen.kernels import mxfp8 as installed
+
+        if installed.__file__ != __file__:
+            _NATIVE = installed._native_module()
     if _NATIVE is _UNSET:
         _NATIVE = None
         if os.environ.get("DSV41GEN_MXFP8_NATIVE", "1") != "0":
@@ -408,7 +416,7 @@ def _native_module() -> Any:
 
                 _NATIVE = cpp_extension.load(
                     name="dsv41gen_triton_launch",
-                    sources=[str(Path(__file__).with_name("triton_launch.cpp"))],
+                    sources=[str(source)],
                     extra_cflags=["-O2"],
                     with_cuda=True,
                 )
@@ -543,23 +551,24 @@ class _Launch:
             )
         return device
 
-    def cuda(self, what: str, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> None:
+    def cuda(self, what: str, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Any:
         """Launch on the current CUDA device: through Triton the first time per alignment class
-        and device, then from C++ (or Triton's compiled launcher where the C++ path cannot)."""
+        and device, then from C++ (or Triton's compiled launcher where the C++ path cannot).
+        Returns the C++ Launch of this alignment class, None while it has none."""
         device = self.check_device(what)
         pa, pb, pc = a.data_ptr(), b.data_ptr(), c.data_ptr()
         key = ((pa & 15 == 0) + (pb & 15 == 0) * 2 + (pc & 15 == 0) * 4, device)
         native = self.native.get(key)
         if native is not None and not _hooks_installed():
             native.launch(pa, pb, pc)
-            return
+            return native
         direct = self.direct.get(key)
         if direct is None:
             direct = self.shared.get((*self.shared_key, *key))
             if direct is None:
                 compiled = self.kernel[self.grid](a, b, c, *self.ints, **self.options)
                 self.shared[(*self.shared_key, *key)] = _DirectLaunch(compiled, self.constexprs)
-                return
+                return None
             self.direct[key] = direct
             args = (pa, pb, pc, *self.ints, *self.constexprs)
             self.native[key] = _native_launch(
@@ -572,6 +581,7 @@ class _Launch:
                 device,
             )
         direct(self.grid, (pa, pb, pc, *self.ints), device)
+        return self.native[key]
 
     def cuda_new(self, what: str, a: torch.Tensor, b: torch.Tensor | None = None) -> Any:
         """The allocating launch from C++ (outputs allocated there, 16-byte aligned as every
@@ -621,7 +631,7 @@ _CUSTOM_OPS: dict[str, tuple[Any, Any]] = {}
 _LIBRARIES: list[torch.library.Library] = []
 
 
-def _custom_ops(name, fingerprint, value_dtype, quantize, dequantize, scale_shape):
+def _custom_ops(name, fingerprint, value_dtype, quantize, dequantize, scale_shape, table=None):
     """torch.library custom ops over one format's launchers, named by the format's name and a
     digest of its configuration; their fake implementations give the outputs' shapes and dtypes
     (scale_shape), so FakeTensor tracing and torch.compile need no kernel launch."""
@@ -654,15 +664,21 @@ def _custom_ops(name, fingerprint, value_dtype, quantize, dequantize, scale_shap
     # rather than torch.library.custom_op: a call then goes through the C++ dispatcher straight
     # to the launcher, without custom_op's Python autograd and argument handling (host cost
     # below in docs/kernels.md). The launchers reject tensors on the other device themselves.
+    # With the C++ table (``table``), the CUDA kernels are C++ (triton_launch.cpp): a known
+    # launch class launches without entering Python, anything else calls the launcher.
     library = torch.library.Library(CUSTOM_OP_NAMESPACE, "FRAGMENT")
     quantize_name, dequantize_name = f"quantize_{ident}", f"dequantize_{ident}"
     library.define(f"{quantize_name}(Tensor x, str layout) -> (Tensor, Tensor)")
     library.define(
         f"{dequantize_name}(Tensor xq, Tensor scales, str layout, ScalarType out_dtype) -> Tensor"
     )
-    for dispatch_key in ("CPU", "CUDA"):
+    for dispatch_key in ("CPU",) if table is not None else ("CPU", "CUDA"):
         library.impl(quantize_name, quantize_impl, dispatch_key)
         library.impl(dequantize_name, dequantize_impl, dispatch_key)
+    if table is not None:
+        table.register_ops(
+            CUSTOM_OP_NAMESPACE, quantize_name, dequantize_name, quantize_impl, dequantize_impl
+        )
     namespace = getattr(torch.ops, CUSTOM_OP_NAMESPACE)
     torch.library.register_fake(
         f"{CUSTOM_OP_NAMESPACE}::{quantize_name}", quantize_fake, lib=library
@@ -866,6 +882,10 @@ def mxfp8_ops(
         those shapes and dtypes instead of new ones. block_m / block_k / num_warps override the
         spec's launch parameters.
         """
+        if block_m is None and block_k is None and num_warps is None:
+            done = fast_quantize(x, layout, out)  # a known launch class, launched from C++
+            if done is not None:
+                return done
         key = (x.shape, x.stride(), x.dtype, x.device, layout, block_m, block_k, num_warps)
         launch = quantize_launches.get(key)
         if launch is None:
@@ -890,7 +910,9 @@ def mxfp8_ops(
             ):
                 check_out("quantize", launch, out, (value_dtype, torch.uint8))
         if device_type == "cuda":
-            launch.cuda(f"{name} quantize", x, xq, scales)
+            native = launch.cuda(f"{name} quantize", x, xq, scales)
+            if native is not None and block_m is None and block_k is None and num_warps is None:
+                add_quantize(native, x, layout, xq, scales)
         else:
             launch.interpret(x, xq, scales)
         return xq, scales
@@ -962,6 +984,10 @@ def mxfp8_ops(
     ) -> torch.Tensor:
         """Dequantize contiguous (xq, scales) from ``quantize`` to ``out_dtype`` (nearest even),
         into a new tensor or into ``out`` (contiguous, xq's shape, ``out_dtype``)."""
+        if block_m is None and block_k is None and num_warps is None:
+            done = fast_dequantize(xq, scales, layout, out_dtype, out)
+            if done is not None:
+                return done
         key = (
             xq.shape,
             xq.stride(),
@@ -990,11 +1016,38 @@ def mxfp8_ops(
         elif not out_ok(launch, out, launch.out_shapes[0], out_dtype):
             check_out("dequantize", launch, (out,), (out_dtype,))
         if device_type == "cuda":
-            launch.cuda(f"{name} dequantize", xq, scales, out)
+            native = launch.cuda(f"{name} dequantize", xq, scales, out)
+            if native is not None and block_m is None and block_k is None and num_warps is None:
+                add_dequantize(native, xq, scales, layout, out_dtype, out)
         else:
             launch.interpret(xq, scales, out)
         return out
 
+    # The launch classes that have a C++ launch, in C++ (triton_launch.cpp's Launchers): a call
+    # of one is a single C++ entry, checks included (they are the class's); anything else misses
+    # and takes the path above, which adds the class once it has its C++ launch.
+    table = _native_launchers(device_type)
+    if table is None:
+        fast_quantize = fast_dequantize = add_quantize = add_dequantize = _nothing
+    else:
+        fast_quantize, fast_dequantize = table.quantize, table.dequantize
+        add_quantize, add_dequantize = table.add_quantize, table.add_dequantize
     fingerprint = (fmt, hints, layouts, block_m, block_k, num_warps, device_type)
-    ops = _custom_ops(name, fingerprint, value_dtype, quantize, dequantize, scale_shape)
+    ops = _custom_ops(name, fingerprint, value_dtype, quantize, dequantize, scale_shape, table)
     return Mxfp8Ops(quantize, dequantize, scale_shape, fmt, hints, *ops)
+
+
+def _nothing(*args: Any) -> None:
+    """The C++ table's stand-in where there is none: every call misses."""
+    return None
+
+
+def _native_launchers(device_type: str) -> Any:
+    """A new C++ table of launch classes (triton_launch.cpp's Launchers), or None where the
+    launchers run under the interpreter, torch has no CUDA, or the C++ launcher is off or did
+    not build. Built when the launchers are made, not at the first launch, because the ops'
+    CUDA kernels are registered then; building does not initialize CUDA."""
+    if device_type != "cuda" or torch.version.cuda is None:
+        return None
+    module = _native_module()
+    return None if module is None else module.Launchers(knobs.runtime)

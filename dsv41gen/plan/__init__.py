@@ -116,6 +116,8 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
                 f"{package}/pyproject.toml", "python/pyproject.toml.j2", "plugin", plan=plugin_plan
             )
         )
+        # the license file the wheel's pyproject.toml names (PEP 639 license-files)
+        files.append(_file(f"{package}/LICENSE", "package/LICENSE.j2", "plugin"))
         files.append(
             _file(
                 f"{package}/plugin_status.py",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..spec.model import Family, KvSpecType
@@ -68,6 +69,17 @@ class BindingPlan:
         return tuple(PyLiteral(n) for n in names)
 
     @property
+    def exported_names(self) -> tuple[PyLiteral, ...]:
+        """``__all__``: what the package's other modules import from ``_binding``, every vLLM
+        name included (a strict type checker takes no implicit re-export)."""
+        names = ["ENGINE_NAMES", "EngineMismatchError", "VLLM_AVAILABLE", "ValidationError"]
+        names += [i.name for i in self.imports]
+        names += [p.name.text for p in (*self.engine_parents, *self.engine_builders)]
+        names += [t.name.text for t in self.kv_types]
+        names += ["is_device_capability_family", "is_rocm", "literal_error"]
+        return tuple(PyLiteral(name) for name in sorted(set(names), key=_isort_style))
+
+    @property
     def mismatch_message(self) -> PyMessage:
         """Raised at import when vLLM is installed but lacks a name: which ones, which vLLM."""
         return PyMessage(
@@ -80,6 +92,13 @@ class BindingPlan:
                 f". Install vllm=={engine.VLLM_VERSION}, or rebuild the specs for this vLLM.",
             )
         )
+
+
+def _isort_style(name: str) -> tuple[int, list[object]]:
+    """The order ruff's RUF022 keeps ``__all__`` in: constants, then classes, then the rest,
+    each in natural order (``V4`` before ``V32``)."""
+    kind = 0 if name.isupper() else 1 if name[:1].isupper() else 2
+    return kind, [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
 def engine_parents(family: Family, sources) -> tuple[EngineParent, ...]:

@@ -54,3 +54,46 @@ def test_mypy_is_clean_and_the_package_is_typed(reference_build, tmp_path):
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Success: no issues found" in result.stdout
+
+
+# The plugin's two modules, checked the strictest way a consumer may check them: against the
+# real vLLM 0.33.0 (the conformance venv's interpreter), not against missing imports.
+PLUGIN_MODULES = ("deepseek_v4/plugin.py", "deepseek_v4/_binding.py")
+
+
+@pytest.fixture(scope="module")
+def vllm_python() -> Path:
+    from vllmvenv import require_vllm_python
+
+    return require_vllm_python()
+
+
+@pytest.mark.slow
+def test_pyright_is_clean_on_the_plugin_against_vllm(reference_build, vllm_python):
+    result = subprocess.run(
+        [BIN / "pyright", "--pythonpath", str(vllm_python), *PLUGIN_MODULES],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=reference_build / "out",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "0 errors, 0 warnings" in result.stdout
+
+
+@pytest.mark.slow
+def test_mypy_strict_is_clean_on_the_plugin_against_vllm(reference_build, vllm_python, tmp_path):
+    """--follow-imports=silent: the plugin's own two modules are judged, the package's other
+    modules only for the types they give these two (backends.py's block sizes are list[int]
+    where vLLM declares list[int | MultipleOf]; that is left for the backends)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent"]
+        + ["--python-executable", str(vllm_python), "--cache-dir", str(tmp_path / "cache")]
+        + list(PLUGIN_MODULES),
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=reference_build / "out",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Success: no issues found in 2 source files" in result.stdout

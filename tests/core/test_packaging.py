@@ -133,7 +133,10 @@ def test_wheel_and_sdist_carry_the_license_and_type_marker(tmp_path):
     assert "Apache License" in wheel.read(license_file).decode()
     [metadata] = [n for n in names if n.endswith(".dist-info/METADATA")]
     text = wheel.read(metadata).decode()
-    assert "Classifier: License :: OSI Approved :: Apache Software License" in text
+    # PEP 639: the SPDX expression, not the old License field nor a license classifier
+    headers = text.split("\n\n", 1)[0].splitlines()
+    assert "License-Expression: Apache-2.0" in headers
+    assert not any(h.startswith(("License:", "Classifier: License ::")) for h in headers)
     assert "Classifier: Typing :: Typed" in text
     with tarfile.open(_build("sdist", tmp_path)) as sdist:
         assert "dsv41gen-0.1.0/LICENSE" in sdist.getnames()

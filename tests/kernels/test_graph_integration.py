@@ -4,7 +4,8 @@ graph break, the compiled module replays in a CUDA graph bit for bit, and torch.
 passes.
 
 - MXFP8 quantize / dequantize (Triton): ``quantize_op`` / ``dequantize_op`` of the generated
-  module, torch.library.custom_op over the launchers with register_fake. On the CPU they run
+  module, torch.library.Library ops with register_fake (C++ CUDA kernels, the launchers on
+  the CPU; dsv41gen/kernels/triton_launch.cpp). On the CPU they run
   under the Triton interpreter (opcheck, and compile with the aot_eager backend: inductor's CPU
   code generation needs a C++ toolchain the suite does not assume); on the GPU with inductor.
 - The fused RoPE + KV insert (CUDA extension): its TORCH_LIBRARY ops, with Meta kernels (the

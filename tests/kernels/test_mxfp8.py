@@ -6,7 +6,10 @@ the same kernels (conftest.py); CPU runs use large tiles, the GPU the spec's lau
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -590,3 +593,25 @@ def test_argument_class_refines_triton_specialization():
     assert not split, f"argument classes holding several Triton specializations: {split}"
     # and the class is not trivially fine: aligned and misaligned pointers, 1, D and plain ints
     assert {("tensor", 2), ("tensor", 0), ("int", 1), ("int", 2), ("int", 0)} <= set(seen)
+
+
+def test_a_patched_copy_uses_the_installed_cpp_launcher(tmp_path, monkeypatch):
+    """A copy of the kernels module elsewhere (the benchmarks' ablations), which has no
+    triton_launch.cpp beside it, takes the installed module's C++ launcher instead of failing to
+    build one (and warning) or loading a second copy of the extension."""
+    from dsv41gen.kernels import mxfp8 as installed
+
+    copy_path = tmp_path / "mxfp8_patched_copy.py"
+    copy_path.write_text(Path(installed.__file__).read_text())
+    spec = importlib.util.spec_from_file_location("mxfp8_patched_copy", copy_path)
+    copy = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = copy  # triton.jit looks the module up by name
+    try:
+        spec.loader.exec_module(copy)
+        sentinel = object()
+        monkeypatch.setattr(installed, "_native_module", lambda: sentinel)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert copy._native_module() is sentinel
+    finally:
+        del sys.modules[spec.name]

@@ -96,6 +96,28 @@ def test_the_wheel_carries_the_package_and_its_entry_point(package, tmp_path):
     assert "[vllm.general_plugins]\ndeepseek_v4 = deepseek_v4:vllm_plugin" in text
 
 
+def test_the_wheel_is_typed_licensed_and_linked(package, tmp_path):
+    """PEP 561's py.typed and PEP 639's license metadata, read from the built wheel's own
+    METADATA and RECORD (what pip and PyPI read), not from pyproject.toml."""
+    import zipfile
+
+    wheel = zipfile.ZipFile(build_wheel(package, tmp_path))
+    (metadata,) = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+    (record,) = [n for n in wheel.namelist() if n.endswith(".dist-info/RECORD")]
+    headers = wheel.read(metadata).decode().split("\n\n", 1)[0].splitlines()
+    assert "License-Expression: Apache-2.0" in headers
+    assert not any(line.startswith("License:") for line in headers), "the old field is gone"
+    assert "License-File: LICENSE" in headers
+    urls = [line for line in headers if line.startswith("Project-URL: ")]
+    assert urls == [
+        "Project-URL: vLLM plugin system, https://docs.vllm.ai/en/stable/design/plugin_system/"
+    ]
+    recorded = {line.split(",", 1)[0] for line in wheel.read(record).decode().splitlines()}
+    assert "deepseek_v4/py.typed" in recorded
+    (license_file,) = [n for n in recorded if n.endswith(".dist-info/licenses/LICENSE")]
+    assert "Apache License" in wheel.read(license_file).decode()
+
+
 def _fresh_import(package: Path, name: str):
     sys.path.insert(0, str(package.parent))
     try:

@@ -1,0 +1,200 @@
+"""The prose wrap (dsv41gen/emit/wrap.py) on small modules: what it wraps, what it keeps.
+
+The oracles are Python itself (a split literal evaluates to the same value, by exec, not by
+the module's own syntax-tree check), ruff (the output passes its default rules and E501) and
+the text a reader sees (words in order, pragmas where they were).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import hypothesis.strategies as st
+from hypothesis import given, settings
+
+from dsv41gen.emit.wrap import wrap_python
+
+RUFF = Path(sys.executable).parent / "ruff"
+
+
+def _wrap(source: str, width: int) -> str:
+    return wrap_python(textwrap.dedent(source), width)
+
+
+def _ruff_clean(text: str, width: int, tmp_path: Path) -> str:
+    """ruff's findings with its default rules, E501 and ISC ("" when none)."""
+    path = tmp_path / "module.py"
+    path.write_text(text)
+    result = subprocess.run(
+        [RUFF, "check", "--isolated", "--no-cache", "--extend-select", "E501,ISC"]
+        + ["--line-length", str(width), str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return "" if result.returncode == 0 else result.stdout
+
+
+def _value(source: str, name: str = "x", **names: object) -> object:
+    scope: dict[str, object] = dict(names)
+    exec(compile(source, "<wrapped>", "exec"), scope)
+    return scope[name]
+
+
+def test_text_that_fits_is_returned_unchanged():
+    source = '"""A docstring."""\n\n# a comment\nx = "short"  # trailing\n'
+    assert wrap_python(source, 40) == source
+
+
+def test_a_comment_block_is_refilled_and_a_pragma_kept(tmp_path):
+    out = _wrap(
+        """\
+        def f():
+            # one two three four five six seven eight nine ten eleven twelve thirteen
+            # fourteen
+            return 1  # type: ignore[misc]  this pragma line is long but must stay as it is
+        """,
+        40,
+    )
+    lines = out.splitlines()
+    assert lines[1:4] == [
+        "    # one two three four five six seven",
+        "    # eight nine ten eleven twelve",
+        "    # thirteen fourteen",
+    ]
+    assert lines[4].endswith(
+        "# type: ignore[misc]  this pragma line is long but must stay as it is"
+    )
+
+
+def test_a_long_trailing_comment_moves_above_its_line():
+    out = _wrap(
+        """\
+        FIELDS = (
+            "a",  # the first field of the table, which this comment explains at length
+        )
+        """,
+        40,
+    )
+    assert out.splitlines()[1:5] == [
+        "    # the first field of the table,",
+        "    # which this comment explains at",
+        "    # length",
+        '    "a",',
+    ]
+
+
+def test_a_docstring_paragraph_is_refilled_keeping_lists_and_indented_blocks():
+    out = _wrap(
+        '''\
+        def f():
+            """Summary line that is much too long for the narrow width chosen here.
+
+            - an item whose text runs past the width and continues under its text
+            - a short item
+
+                code_block(that, is, kept, exactly, as, it, was, written, by, the, author)
+            """
+        ''',
+        44,
+    )
+    assert out.splitlines()[1:12] == [
+        '    """Summary line that is much too long',
+        "    for the narrow width chosen here.",
+        "",
+        "    - an item whose text runs past the width",
+        "      and continues under its text",
+        "    - a short item",
+        "",
+        "        code_block(that, is, kept, exactly, as, it, was, written, by, the, author)",
+        '    """',
+    ]
+
+
+def test_a_closing_quote_stays_on_the_last_line():
+    out = _wrap('def f():\n    """Words that do not fit in the line at all."""\n', 30)
+    assert out.splitlines()[1:] == ['    """Words that do not fit', '    in the line at all."""']
+
+
+def test_a_message_literal_in_a_call_splits_at_spaces_into_the_same_value(tmp_path):
+    source = textwrap.dedent(
+        """\
+        def f(name):
+            raise ValueError(
+                f"the value {name!r} is not one of the names this family declares, see {{docs}}"
+            )
+        """
+    )
+    out = wrap_python(source, 50)
+    assert _ruff_clean(out, 50, tmp_path) == ""
+    assert "\\" not in out
+    pieces = [line.strip() for line in out.splitlines()[2:-1]]
+    assert all(piece.endswith(' "') for piece in pieces[:-1]), pieces
+    assert pieces[-1].startswith('"'), "a piece without a field is a plain literal (F541)"
+
+    def message(text: str) -> str:
+        try:
+            _value(text, "f")("v4")  # type: ignore[operator]
+        except ValueError as error:
+            return str(error)
+        raise AssertionError("f raised nothing")
+
+    assert message(out) == message(source)
+
+
+def test_a_literal_in_a_collection_gets_parentheses_of_its_own(tmp_path):
+    source = 'CASES = [\n    "one two three four five six seven eight nine ten eleven twelve",\n    "b",\n]\n'
+    out = wrap_python(source, 40)
+    assert _ruff_clean(out, 40, tmp_path) == ""  # ISC004 flags a bare concatenation here
+    assert _value(out, "CASES") == _value(source, "CASES")
+    assert out.splitlines()[1] == "    ("
+
+
+def test_an_assigned_literal_is_parenthesized(tmp_path):
+    source = 'x = "alpha beta gamma delta epsilon zeta eta theta iota kappa"\n'
+    out = wrap_python(source, 30)
+    assert _ruff_clean(out, 30, tmp_path) == ""
+    assert _value(out) == _value(source)
+
+
+def test_a_source_map_mark_keeps_its_file_and_field_readable():
+    mark = "spec: deepseek_v41.yaml attention_backends.DeepseekV41RocmMxfp4IndexerBackend.kernel_block_sizes"
+    out = _wrap(
+        f"def f():\n    # {mark}\n    # The next sentence is its own paragraph.\n    return 1\n", 60
+    )
+    lines = out.splitlines()
+    assert lines[1] == "    # spec: deepseek_v41.yaml"
+    assert lines[2].endswith("IndexerBackend."), "a field longer than a line breaks after a dot"
+    assert lines[4] == "    # The next sentence is its own paragraph."
+    from dsv41gen.commands.why import _SPEC_COMMENT, _comment_run
+
+    found = _SPEC_COMMENT.search(_comment_run(lines, 1))
+    assert found is not None
+    assert found["field"] == mark.split()[-1]
+
+
+_TEXT = st.lists(
+    st.sampled_from(list("ab {}'\"\\\n\té—") + ["xyz ", "  ", "\\N"]), max_size=60
+).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=_TEXT, width=st.integers(min_value=20, max_value=60))
+def test_a_split_plain_literal_evaluates_to_the_same_string(text, width):
+    source = f"x = foo(\n    {text!r},\n)\n"
+    out = wrap_python(source, width)
+    assert _value(out, foo=lambda v: v) == text
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    words=st.lists(st.sampled_from(["word", "{a}", "{b!r:>6}", "{{", "}}", "é", " "]), max_size=40)
+)
+def test_a_split_f_string_evaluates_to_the_same_string(words):
+    body = " ".join(words)
+    source = f'x = foo(\n    f"{body}",\n)\n'
+    out = wrap_python(source, 30)
+    assert _value(out, foo=lambda v: v, a=1, b="z") == _value(source, foo=lambda v: v, a=1, b="z")
