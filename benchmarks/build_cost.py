@@ -91,11 +91,48 @@ def measure(runs: int) -> dict[str, object]:
     return results
 
 
+FIGURES = ("fresh_build_cold", "fresh_build_warm", "check", "import")
+
+
+def _previous(path: Path) -> dict:
+    """The file's record before this run ({} when there is none or it is not a record)."""
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return previous if isinstance(previous, dict) else {}
+
+
+def _as_comparison(record: dict) -> dict:
+    """A run as the `before` entry: its label, load and figures."""
+    return {
+        "label": record.get("label", ""),
+        "load_average_at_start": record.get("machine", {}).get("load_average_at_start"),
+        **{name: record[name] for name in FIGURES if name in record},
+    }
+
+
+def _with_comparison(record: dict, previous: dict, *, as_before: bool) -> dict:
+    """The record to write. A rerun keeps the file's `before` comparison (the run the
+    figures are compared with); --as-before makes this run the comparison instead and keeps
+    the file's own figures."""
+    if as_before:
+        return {**(previous or record), "before": _as_comparison(record)}
+    if "before" in previous:
+        return {**record, "before": previous["before"]}
+    return record
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON)
     parser.add_argument("--label", default="", help="what this run measures (e.g. a commit)")
+    parser.add_argument(
+        "--as-before",
+        action="store_true",
+        help="record this run as the file's `before` comparison, keeping its current figures",
+    )
     args = parser.parse_args()
     load = os.getloadavg()
     figures = measure(args.runs)
@@ -110,6 +147,7 @@ def main() -> None:
         "method": "median of whole `python -m dsv41gen` processes; CPU = user + sys (getrusage)",
         **figures,
     }
+    record = _with_comparison(record, _previous(args.json), as_before=args.as_before)
     args.json.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from plot import write_plot

@@ -292,6 +292,8 @@ def render_host_cost_png(result: dict, title: str, path: Path) -> None:
 def write_plot(json_path: Path) -> Path | None:
     """Write <json>.png beside a result file; None when its format is not one plotted here."""
     result = json.loads(Path(json_path).read_text())
+    if not isinstance(result, dict):  # a table of rows (mxfp8_nonfinite_h200.json): no plot
+        return None
     if result.get("benchmark") == "build_cost":
         png = Path(json_path).with_suffix(".png")
         render_build_cost_png(result, f"{Path(json_path).stem}  ({result.get('label', '')})", png)

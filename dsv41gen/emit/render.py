@@ -387,11 +387,66 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     return jinja2.FileSystemBytecodeCache(str(directory))
 
 
+# The templates compiled to Python modules, shipped in the package (python -m
+# dsv41gen.emit.precompile writes them): a build with no cache at all then compiles no template,
+# which was a third of its time. STAMP.json holds the digest of what they were compiled from.
+PRECOMPILED_DIR = Path(__file__).resolve().parent / "precompiled"
+STAMP = "STAMP.json"
+
+
+def templates_digest() -> str:
+    """What compiled templates depend on: every template's name and text, this module (the
+    environment's settings, the TypedOutput rewrite), the typed values, and Jinja's release
+    (its compiled code calls its own runtime)."""
+    package = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256(jinja2.__version__.encode() + b"\0")
+    for source in (package / "emit" / "render.py", package / "plan" / "values.py"):
+        digest.update(source.read_bytes() + b"\0")
+    root = templates_dir()
+    for template in sorted(root.rglob("*.j2")):
+        digest.update(template.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(template.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _precompiled_loader() -> jinja2.BaseLoader | None:
+    """The shipped compiled templates, only if they were compiled from exactly the templates
+    and code here; a stale set (a template edited, added or removed since, another Jinja) is
+    never used: the templates are then compiled from source."""
+    import json
+
+    try:
+        stamp = json.loads((PRECOMPILED_DIR / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(stamp, dict) or stamp.get("digest") != templates_digest():
+        return None
+    return jinja2.ModuleLoader(str(PRECOMPILED_DIR))
+
+
 @functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
+    """The render environment: the shipped compiled templates when they are current, else the
+    templates compiled from source (through the bytecode cache)."""
+    loader = _precompiled_loader()
+    if loader is not None:
+        return _configured(loader, bytecode_cache=None)
+    return source_environment()
+
+
+def source_environment() -> jinja2.Environment:
+    """The environment that compiles the templates from source (what precompile compiles)."""
+    return _configured(
+        jinja2.FileSystemLoader(str(templates_dir())), bytecode_cache=_bytecode_cache()
+    )
+
+
+def _configured(
+    loader: jinja2.BaseLoader, bytecode_cache: jinja2.BytecodeCache | None
+) -> jinja2.Environment:
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
-        bytecode_cache=_bytecode_cache(),
+        loader=loader,
+        bytecode_cache=bytecode_cache,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
@@ -439,7 +494,10 @@ def _failed_at(template: jinja2.Template, error: Exception) -> str:
     where = f"templates/{template.name}"
     if not line:
         return where
-    source = template.environment.loader.get_source(template.environment, template.name)[0]
+    loader = template.environment.loader
+    if not getattr(loader, "has_source_access", True):  # a precompiled template: read its source
+        loader = jinja2.FileSystemLoader(str(templates_dir()))
+    source = loader.get_source(template.environment, template.name)[0]
     lines = source.splitlines()
     expressions = _PRINTED.findall(lines[line - 1]) if line <= len(lines) else []
     shown = ", ".join(f"{{{{ {e} }}}}" for e in expressions)

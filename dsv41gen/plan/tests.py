@@ -559,7 +559,8 @@ class CheckpointTests:
     # (model_type, method, config.json, complete checkpoint, the stage-count field set one past
     # its stages, the stage the loader fails on): completeness.every_stage_loads
     empty_stage: tuple[tuple[str, str, dict[str, int], str, str, str], ...]
-    # the names above that are one parameter each (weight_sets.<set>.parameters): the tensor
+    # the names above that are one parameter each (weight_sets.<set>.parameters and
+    # .block.parameters): the tensor
     # is the name itself; every other name's tensor is "<name>.weight"
     parameters: tuple[str, ...] = ()
 
@@ -594,7 +595,7 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
         ws = sets[(model_type, name)]
         count = ws.stage_count_default or 1
         at = [ws.stage_prefix.format(i=i) for i in range(count)]
-        parameters |= {p + w for p in at for w in ws.parameters}
+        parameters |= {p + w for p in at for w in ws.parameters + ws.block.parameters}
         sources = tuple(source for _, source in ws.derived)
         config = (
             {ws.block.experts_count_sources[0]: TEST_EXPERTS} if ws.block.experts_prefix else {}

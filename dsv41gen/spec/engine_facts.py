@@ -18,3 +18,25 @@ def capability_number(family: str) -> int:
     if family not in CAPABILITY_FAMILIES:
         raise ValueError(f"not a capability family: {family!r}")
     return int(family.removeprefix("sm"))
+
+
+# The names vLLM 0.33.0 has that a spec may use (KV spec types, the model modules and what
+# they bind), read from the wheel by scripts/engine_names.py and committed as engine_names.json:
+# a build never reads an installed vLLM (tests/conformance/test_engine_names.py keeps the file
+# current against the conformance venv).
+ENGINE_NAMES_FILE = "engine_names.json"
+
+
+def engine_names() -> dict:
+    """The committed facts file, parsed once."""
+    global _ENGINE_NAMES
+    if _ENGINE_NAMES is None:
+        import json  # plain imports: this floor imports nothing from a package
+        import pathlib
+
+        path = pathlib.Path(__file__).with_name(ENGINE_NAMES_FILE)
+        _ENGINE_NAMES = json.loads(path.read_text(encoding="utf-8"))
+    return _ENGINE_NAMES
+
+
+_ENGINE_NAMES: dict | None = None

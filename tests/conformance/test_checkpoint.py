@@ -27,8 +27,12 @@ completeness is checked and what it raises; each mode is a test:
 - ``hostile``: one name added at a time: an unknown tensor under every stage vLLM builds, the
   other methods' tensors there, the classic-MTP and
   DSpark heads (``hc_head_fn``, ``confidence_head``) and the shared head under the engine's
-  name (``shared_head.*``): where vLLM's loader cannot place a name, the generated check
-  rejects it for that method.
+  name (``shared_head.*``), each module's name without its tensor's ``.weight``
+  (``mtp.0.attn_norm``) and each one-tensor parameter's name with one
+  (``mtp.0.hc_attn_fn.weight``): where vLLM's loader cannot place a name, the generated check
+  rejects it for that method;
+- ``unsuffixed``: each ``.weight`` tensor of a stage shipped under its module's name instead
+  (of the routed experts', the last expert's).
 
 Compared for each: vLLM accepts exactly when the generated check does; a tensor vLLM's loader
 raises on (KeyError, AttributeError) is the one the generated check rejects; where vLLM's
@@ -175,3 +179,5 @@ def test_the_hostile_corpus_is_tried_on_every_case(answers):
         f"\nhostile checkpoints: {sum(map(len, tried.values()))} tensors x {len(MODES)} modes over "
         f"{len(CASES)} cases: vLLM rejects {verdicts.count(False)}, loads {verdicts.count(True)}"
     )
+    unsuffixed = sum(len(answers[c]["unsuffixed"]["vllm"]) for c in CASES)
+    print(f"unsuffixed checkpoints: {unsuffixed} x {len(MODES)} modes")

@@ -89,3 +89,28 @@ def test_no_legend_covers_a_data_point(tmp_path, monkeypatch):
             covered = [tuple(p) for p in points if box.contains(*p)]
             assert points and not covered, f"{result.name} {ax.get_title()!r}: {covered[:5]}"
     assert figures
+
+
+def _build_cost_module():
+    spec = importlib.util.spec_from_file_location(
+        "benchmark_build_cost", REPO / "benchmarks" / "build_cost.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_build_cost_rerun_keeps_the_files_before_comparison():
+    """benchmarks/build_cost.py rewrote the JSON whole, so a rerun dropped `before` (the run its
+    figures are compared with, which docs/performance.md shows)."""
+    build_cost = _build_cost_module()
+    before = {"label": "before: main abc", "fresh_build_cold": {"wall_s_median": 1.0}}
+    previous = {"label": "old run", "fresh_build_cold": {"wall_s_median": 0.9}, "before": before}
+    new = {"label": "new run", "fresh_build_cold": {"wall_s_median": 0.5}}
+    rerun = build_cost._with_comparison(new, previous, as_before=False)
+    assert rerun == {**new, "before": before}
+    baseline = build_cost._with_comparison(new, previous, as_before=True)
+    assert baseline["label"] == "old run" and baseline["fresh_build_cold"]["wall_s_median"] == 0.9
+    assert baseline["before"]["label"] == "new run"
+    assert baseline["before"]["fresh_build_cold"] == {"wall_s_median": 0.5}
+    assert build_cost._with_comparison(new, {}, as_before=False) == new

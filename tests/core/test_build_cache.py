@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from corehelpers import NO_FORMAT_CACHE, V41, cli, copy_specs, tree_bytes
+from corehelpers import NO_FORMAT_CACHE, V41, cli, cli_in_process, copy_specs, tree_bytes
 
 from dsv41gen.emit import format as fmt
 
@@ -96,10 +96,37 @@ def test_a_cached_build_is_byte_for_byte_an_uncached_one(tmp_path):
         assert result.rc == 0, result.output
         trees[name] = tree_bytes(tmp_path / f"out-{name}")
     assert trees["cold"] == trees["off"] and trees["warm"] == trees["off"]
-    assert any((cache / "templates").rglob("*.cache")), "no compiled template was cached"
+    # the templates came from the shipped precompiled set, so none was compiled or cached
+    assert not any((cache / "templates").rglob("*.cache"))
     assert sum(1 for p in (cache / "format").rglob("*") if p.is_file()) >= len(
         [k for k in trees["off"] if k.endswith((".py", ".h", ".cu", ".cuh", ".cpp"))]
     )
+
+
+def test_templates_compiled_from_source_write_what_the_precompiled_set_writes(
+    tmp_path, monkeypatch
+):
+    """Without a current precompiled set the templates are compiled from source, through the
+    bytecode cache: cold and warm, the tree is byte for byte the precompiled set's."""
+    from dsv41gen.emit import render
+
+    copy_specs(tmp_path / "specs")
+    cache = tmp_path / "cache"
+    trees = {}
+    for name, shipped in (
+        ("precompiled", render.PRECOMPILED_DIR),
+        ("cold", tmp_path / "no-precompiled-set"),
+        ("warm", tmp_path / "no-precompiled-set"),
+    ):
+        monkeypatch.setattr(render, "PRECOMPILED_DIR", shipped)
+        render.environment.cache_clear()
+        env = {"DSV41GEN_CACHE_DIR": str(cache)}
+        result = cli_in_process(["build", f"specs/{V41}", "--out", f"out-{name}"], tmp_path, env)
+        assert result.rc == 0, result.output
+        trees[name] = tree_bytes(tmp_path / f"out-{name}")
+    render.environment.cache_clear()
+    assert trees["cold"] == trees["precompiled"] and trees["warm"] == trees["precompiled"]
+    assert any((cache / "templates").rglob("*.cache")), "no compiled template was cached"
 
 
 def test_a_warm_build_starts_no_formatter(tmp_path):

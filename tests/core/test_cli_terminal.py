@@ -28,11 +28,11 @@ architectures:
   DSparkV41DraftModel: !delete
   Synth{i:04d}ForCausalLM:
     registry: multimodal
-    module: vllm.models.synth_{i:04d}
-    class: Synth{i:04d}ForCausalLM
+    module: vllm.models.deepseek_v41
+    class: DeepseekV41ForCausalLM
   Synth{i:04d}DraftModel:
     registry: speculative_decoding
-    module: vllm.models.synth_{i:04d}
+    module: vllm.models.deepseek_v41
     class: DSparkDeepseekV4ForCausalLM
 speculative:
   methods:

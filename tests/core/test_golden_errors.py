@@ -523,7 +523,7 @@ specs/deepseek_v41.yaml:@mtpp: !delete@:5: speculative.methods.mtpp: `!delete` r
             (
                 V41,
                 "  DSparkV41DraftModel:\n    registry",
-                "  Fresh:\n    registry: multimodal\n    module: vllm.models.deepseek_v41\n    class: Fresh\n    no_such: !delete\n  DSparkV41DraftModel:\n    registry",
+                "  Fresh:\n    registry: multimodal\n    module: vllm.models.deepseek_v41\n    class: DeepseekV41ForCausalLM\n    no_such: !delete\n  DSparkV41DraftModel:\n    registry",
             )
         ],
         """
@@ -866,6 +866,60 @@ specs/deepseek_v4.yaml:@h_prj@:13: checkpoint.weight_sets.classic_mtp.completene
 """,
     ),
     (
+        "block_parameters_name_no_block_weight",
+        [(V4, "[hc_attn_fn, hc_attn_base", "[hc_attn_fm, hc_attn_base")],
+        """
+specs/deepseek_v4.yaml:@[hc_attn_fm@:12: checkpoint.weight_sets.classic_mtp.block.parameters.0: 'hc_attn_fm' is no weight of the block: `block.parameters` lists the block weights (`block.required` / `block.optional`) that are one nn.Parameter each (the tensor is the name itself); did you mean 'hc_attn_fn'?
+specs/deepseek_v4.yaml:@[hc_attn_fm@:12: checkpoint.weight_sets.dspark.block.parameters.0: 'hc_attn_fm' is no weight of the block: `block.parameters` lists the block weights (`block.required` / `block.optional`) that are one nn.Parameter each (the tensor is the name itself); did you mean 'hc_attn_fn'?
+""",
+    ),
+    (
+        "kv_spec_type_vllm_lacks",
+        [
+            (
+                V4,
+                "    MambaSpec: {parent: KVCacheSpec, state_like: always}\n",
+                "    MambaSpec: {parent: KVCacheSpec, state_like: always}\n"
+                "    RingStateSpec: {parent: AttentionSpec, state_like: always}\n",
+            )
+        ],
+        """
+specs/deepseek_v4.yaml:@RingStateSpec@:5: kv_cache.spec_types.RingStateSpec: vLLM 0.33.0 has no KV spec type 'RingStateSpec' (vllm.v1.kv_cache_interface has AttentionSpec, ChunkedLocalAttentionSpec, CircularBufferSpec, CrossAttentionSpec, EncoderOnlyAttentionSpec, FullAttentionSpec, HiSparseHotSpec, HiSparseResidentSpec, HiddenStateCacheSpec, KVCacheSpec, MLAAttentionSpec, MambaSpec, RSWASpec, SinkFullAttentionSpec, SlidingWindowMLASpec, SlidingWindowSpec, UniformTypeKVCacheSpecs): the generated code imports it from there, so name one of those; a new state type needs a vLLM that defines it; did you mean 'HiddenStateCacheSpec'?
+""",
+    ),
+    (
+        "kv_spec_type_parent_not_vllms",
+        [
+            (
+                V4,
+                "SlidingWindowMLASpec: {parent: SlidingWindowSpec}",
+                "SlidingWindowMLASpec: {parent: AttentionSpec}",
+            )
+        ],
+        """
+specs/deepseek_v4.yaml:@SlidingWindowMLASpec: {parent@:28: kv_cache.spec_types.SlidingWindowMLASpec.parent: in vLLM 0.33.0, SlidingWindowMLASpec subclasses SlidingWindowSpec, not 'AttentionSpec': write `parent: SlidingWindowSpec`
+""",
+    ),
+    (
+        "registry_target_vllm_lacks",
+        [
+            (
+                V41,
+                "    class: DSparkDeepseekV4ForCausalLM",
+                "    class: DSparkDeepseekV41ForCausalLM",
+            ),
+            (
+                V41,
+                "    module: vllm.models.deepseek_v41\n    class: DeepseekV41",
+                "    module: vllm.models.deepseek_v42\n    class: DeepseekV41",
+            ),
+        ],
+        """
+specs/deepseek_v41.yaml:@module: vllm.models.deepseek_v42@:5: architectures.DeepseekV41ForCausalLM.module: vLLM 0.33.0 has no model module 'vllm.models.deepseek_v42': name one it has (a YAML-only variant runs a model class vLLM ships, e.g. `module: vllm.models.deepseek_v41`); did you mean 'vllm.models.deepseek_v4'?
+specs/deepseek_v41.yaml:@DSparkDeepseekV41ForCausalLM@:5: architectures.DSparkV41DraftModel.class: vllm.models.deepseek_v41 in vLLM 0.33.0 binds no 'DSparkDeepseekV41ForCausalLM' (it has DSparkDeepseekV4ForCausalLM, DeepseekV41ForCausalLM, DeepseekV4FP8Config); did you mean 'DSparkDeepseekV4ForCausalLM'?
+""",
+    ),
+    (
         "compress_ratios_deleted_message_kept",
         [(V41, "  compress_ratios: [0, 1, 2] # 0: pure SWA", "  compress_ratios: !delete")],
         """
@@ -900,6 +954,7 @@ CASES += [
         """
 specs/deepseek_v4.yaml:@  name: json@:3: variant.name: 'json' is a Python standard-library module (the root variant names the package); choose another name
 specs/deepseek_v4.yaml:@    Callable: {}@:5: kv_cache.spec_types.Callable: 'Callable' is already a name of the generated module (it names a generated class); choose another name
+specs/deepseek_v4.yaml:@    Callable: {}@:5: kv_cache.spec_types.Callable: vLLM 0.33.0 has no KV spec type 'Callable' (vllm.v1.kv_cache_interface has AttentionSpec, ChunkedLocalAttentionSpec, CircularBufferSpec, CrossAttentionSpec, EncoderOnlyAttentionSpec, FullAttentionSpec, HiSparseHotSpec, HiSparseResidentSpec, HiddenStateCacheSpec, KVCacheSpec, MLAAttentionSpec, MambaSpec, RSWASpec, SinkFullAttentionSpec, SlidingWindowMLASpec, SlidingWindowSpec, UniformTypeKVCacheSpecs): the generated code imports it from there, so name one of those; a new state type needs a vLLM that defines it
 """,
     ),
     (
@@ -1049,6 +1104,8 @@ def test_golden_case_count_and_rules_covered():
         "text_is_printable": "text_with_a_bidi_control",
         "license_lines_are_not_headers": "license_line_reads_like_the_header",
         "inherited_messages_name_their_variant": "inherited_message_names_the_ancestor",
+        "kv_spec_types_in_engine": "kv_spec_type_vllm_lacks",
+        "registry_targets_in_engine": "registry_target_vllm_lacks",
     }
     ids = {case[0] for case in CASES}
     assert set(iter_rules()) == set(covered), "a new semantic rule needs a golden case here"

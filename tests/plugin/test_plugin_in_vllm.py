@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -589,16 +590,43 @@ MISSING_MODULE_V42 = V42.replace(
 )
 
 
-def test_a_registry_target_that_is_missing_is_refused_loudly_and_alone(
-    vllm_python, driver, tmp_path
-):
-    """A variant whose architecture names a module vLLM 0.33.0 lacks: at load, one line names
-    the entry and what is missing; every other architecture of the family still registers."""
-    assert MISSING_MODULE_V42 != V42
+def test_the_build_refuses_a_registry_target_vllm_lacks(tmp_path):
+    """The build checks each module against vLLM 0.33.0's names (spec/engine_names.json)."""
     specs = tmp_path / "specs"
     shutil.copytree(SPECS, specs)
     (specs / "deepseek_v42.yaml").write_text(MISSING_MODULE_V42)
-    site = install_plugin(build_family(specs, tmp_path / "out"), vllm_python, tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "dsv41gen", "build", "--out", str(tmp_path / "out")]
+        + [str(p) for p in sorted(specs.glob("*.yaml"))],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert (
+        "architectures.DeepseekV42ForCausalLM.module: vLLM 0.33.0 has no model module "
+        "'vllm.models.deepseek_v42'" in result.stderr
+    )
+
+
+def test_a_registry_target_that_is_missing_is_refused_loudly_and_alone(
+    vllm_python, driver, tmp_path
+):
+    """A package whose architecture names a module the installed vLLM lacks (built against
+    another build of vLLM: the build itself refuses such a spec, above, so the package's table
+    is edited here as that build would have written it): at load, one line names the entry and
+    what is missing; every other architecture of the family still registers."""
+    assert MISSING_MODULE_V42 != V42
+    specs = tmp_path / "specs"
+    shutil.copytree(SPECS, specs)
+    (specs / "deepseek_v42.yaml").write_text(V42)
+    package = build_family(specs, tmp_path / "out")
+    registry = package / "registry.py"
+    entry = '"DeepseekV42ForCausalLM": ("vllm.models.deepseek_v41",'
+    assert registry.read_text().count(entry) == 1
+    registry.write_text(
+        registry.read_text().replace(entry, entry.replace("deepseek_v41", "deepseek_v42"))
+    )
+    site = install_plugin(package, vllm_python, tmp_path)
     log = tmp_path / "load.log"
     archs = [
         "DeepseekV42ForCausalLM",

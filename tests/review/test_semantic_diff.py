@@ -23,7 +23,7 @@ EDITS = [
         "registry target class changed",
         V41,
         "class: DeepseekV41ForCausalLM",
-        "class: DeepseekV41Model",
+        "class: DSparkDeepseekV4ForCausalLM",
         {("deepseek_v41", "architectures.DeepseekV41ForCausalLM.class", "changed"): "BREAKING"},
         5,
     ),
@@ -300,8 +300,8 @@ variant:
 architectures:
   SiblingForCausalLM:
     registry: text_generation
-    module: vllm.models.sibling
-    class: SiblingForCausalLM
+    module: vllm.models.deepseek_v41
+    class: DeepseekV41ForCausalLM
 speculative:
   methods:
     eagle3:

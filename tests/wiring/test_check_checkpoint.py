@@ -24,9 +24,12 @@ V4_MTP = [
 ]
 
 
-# V4's mHC head weights are nn.Parameters: the tensor is the name itself (vLLM 0.33.0's loader
-# fails on hc_head_fn.weight; checkpoint.weight_sets.<set>.parameters)
-PARAMETERS = ("hc_head_fn", "hc_head_base", "hc_head_scale")
+# V4's mHC head weights and the decoder block's mHC weights and attention sink are
+# nn.Parameters: the tensor is the name itself (vLLM 0.33.0's loader fails on hc_head_fn.weight
+# and hc_attn_fn.weight; checkpoint.weight_sets.<set>.parameters and .block.parameters), by
+# the name's last part here
+PARAMETERS = ("hc_head_fn", "hc_head_base", "hc_head_scale", "attn_sink")
+PARAMETERS += tuple(f"hc_{at}_{p}" for at in ("attn", "ffn") for p in ("fn", "base", "scale"))
 
 
 def _tensor(name):
@@ -262,3 +265,50 @@ def test_an_expert_past_the_count_is_dropped_or_rejected_as_the_spec_says(tmp_pa
         "  mtp.0.ffn.experts.2.w1.weight: the engine's loader builds 2 routed expert(s): expert 2 "
         "has no parameter",
     ]
+
+
+def _shipped(names):
+    """Tensor names as _save writes them."""
+    return [_tensor(n) for n in names]
+
+
+def _check_tensors(tmp_path, spec, method, tensors, config):
+    safetensors_numpy.save_file(
+        {t: numpy.zeros(2, dtype=numpy.float32) for t in tensors}, str(tmp_path / "m.safetensors")
+    )
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    return run_cli("check-checkpoint", str(SPECS / spec), str(tmp_path), "--method", method)
+
+
+@pytest.mark.parametrize("beside", [True, False], ids=["beside-the-tensor", "instead"])
+def test_a_module_shipped_without_its_weight_suffix_is_refused(tmp_path, beside):
+    """vLLM 0.33.0's loaders look `mtp.1.attn_norm` up as a parameter and raise KeyError: the
+    block's parameter is attn_norm.weight (the conformance site's `hostile` and `unsuffixed`
+    kinds compare this with DefaultModelLoader for every module name)."""
+    tensors = _shipped(_v41())
+    tensors = [t for t in tensors if beside or t != "mtp.1.attn_norm.weight"]
+    result = _check_tensors(
+        tmp_path, "deepseek_v41.yaml", "dspark", tensors + ["mtp.1.attn_norm"], CONFIG
+    )
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-2:] == [
+        "method 'dspark': 1 tensor(s) the engine's loader fails on:",
+        "  mtp.1.attn_norm: the engine's loader has no parameter for this name: no weight of the "
+        "dspark set maps it",
+    ]
+
+
+def test_a_tensor_under_a_block_parameter_is_refused(tmp_path):
+    """hc_attn_fn is an nn.Parameter of vLLM's decoder layer: hc_attn_fn.weight is a KeyError."""
+    tensors = _shipped(_v41()) + ["mtp.0.hc_attn_fn.weight"]
+    result = _check_tensors(tmp_path, "deepseek_v41.yaml", "dspark", tensors, CONFIG)
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert "  mtp.0.hc_attn_fn.weight: the engine's loader has no parameter" in result.stdout
+
+
+def test_an_experts_name_no_mapping_names_is_dropped(tmp_path):
+    """vLLM 0.33.0 hands every `.experts.` name to its expert mapping, which skips
+    `ffn.experts.1.w1` (the mapping names `experts.1.w1.`): it loads, as vLLM does."""
+    tensors = _shipped(_v41()) + ["mtp.0.ffn.experts.1.w1"]
+    result = _check_tensors(tmp_path, "deepseek_v41.yaml", "dspark", tensors, CONFIG)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -167,7 +167,11 @@ def sibling_yaml(index: int, parent: str, mutations: list[str]) -> str:
         "extends": parent,
         "variant": {"name": name, "display_name": f"Sibling {index}", "model_type": name},
         "architectures": {
-            arch: {"registry": "text_generation", "module": f"vllm.models.{name}", "class": arch}
+            arch: {
+                "registry": "text_generation",
+                "module": "vllm.models.deepseek_v41",
+                "class": "DeepseekV41ForCausalLM",
+            }
         },
     }
     for mutation in mutations:
@@ -326,8 +330,8 @@ variant: {name: deepseek_v42, display_name: DeepSeek V4.2, model_type: deepseek_
 architectures:
   DeepseekV42ForCausalLM:
     registry: text_generation
-    module: vllm.models.deepseek_v42
-    class: DeepseekV42ForCausalLM
+    module: vllm.models.deepseek_v41  # V4.1's model class, under V4.2's name
+    class: DeepseekV41ForCausalLM
 speculative:
   methods:
     eagle3:

@@ -24,8 +24,8 @@ V42 = textwrap.dedent(
       DSparkV41DraftModel: !delete
       DeepseekV42ForCausalLM:
         registry: multimodal
-        module: vllm.models.deepseek_v42
-        class: DeepseekV42ForCausalLM
+        module: vllm.models.deepseek_v41
+        class: DeepseekV41ForCausalLM
 
     speculative:
       methods:
@@ -93,7 +93,7 @@ CHECKS = textwrap.dedent(
     speculative.validate_method("deepseek_v41", "dspark")
     assert speculative.draft_config_overrides("deepseek_v41", "dspark", {"num_nextn_predict_layers": 3})["n_predict"] == 3
 
-    assert registry.MULTIMODAL_MODELS["DeepseekV42ForCausalLM"] == ("vllm.models.deepseek_v42", "DeepseekV42ForCausalLM")
+    assert registry.MULTIMODAL_MODELS["DeepseekV42ForCausalLM"] == ("vllm.models.deepseek_v41", "DeepseekV41ForCausalLM")
     print("ok")
     """
 )

@@ -10,6 +10,8 @@ node that must change is rewritten and then laid out by the tree's own ``ruff fo
 from __future__ import annotations
 
 import ast
+import dataclasses
+import functools
 import io
 import re
 import textwrap
@@ -187,20 +189,18 @@ def find_all(root: cst.CSTNode, kind: type, predicate=lambda n: True) -> list:
 
 def replace_nodes(root: cst.CSTNode, mapping: dict) -> cst.CSTNode:
     """``root`` with each node that is a key of ``mapping`` (by identity) replaced by its value;
-    a value ``cst.RemovalSentinel.REMOVE`` removes it, a list of statements flattens in."""
+    a value ``cst.RemovalSentinel.REMOVE`` removes it, a list of statements flattens in.
 
-    class Replacer(cst.CSTTransformer):
-        def on_leave(self, original, updated):
-            if original in mapping:
-                value = mapping[original]
-                if isinstance(value, list):
-                    return cst.FlattenSentinel(value) if value else cst.RemovalSentinel.REMOVE
-                return value
-            return updated
-
+    Only the nodes on a path from ``root`` to a replaced node are visited: libcst rebuilds every
+    node a transformer visits, and a whole vLLM module per replacement was most of an emit's
+    and a check's time (a subtree left unvisited is kept as it is, the same code)."""
     ids = {id(k): v for k, v in mapping.items()}
+    on_paths = _on_paths_to(root, set(ids))
 
-    class ById(Replacer):
+    class ById(cst.CSTTransformer):
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            return id(node) in on_paths
+
         def on_leave(self, original, updated):
             if id(original) in ids:
                 value = ids[id(original)]
@@ -210,6 +210,44 @@ def replace_nodes(root: cst.CSTNode, mapping: dict) -> cst.CSTNode:
             return updated
 
     return root.visit(ById())
+
+
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(field.name for field in dataclasses.fields(kind))
+
+
+def _children(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    """The node's child nodes, read from its fields (``node.children`` rebuilds the node)."""
+    for name in _field_names(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            yield from (item for item in value if isinstance(item, cst.CSTNode))
+
+
+def _on_paths_to(root: cst.CSTNode, wanted: set[int]) -> set[int]:
+    """ids of the nodes on a path from ``root`` to a node whose id is in ``wanted`` (both
+    ends included); a walk with a stack, since expression chains nest deeper than the
+    recursion limit."""
+    parent: dict[int, cst.CSTNode] = {}
+    found = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in wanted:
+            found.append(node)
+        for child in _children(node):
+            parent[id(child)] = node
+            stack.append(child)
+    on_paths: set[int] = set()
+    for node in found:
+        current: cst.CSTNode | None = node
+        while current is not None and id(current) not in on_paths:
+            on_paths.add(id(current))
+            current = parent.get(id(current))
+    return on_paths
 
 
 def import_names(module: cst.Module, from_module: str) -> cst.ImportFrom | None:

@@ -22,7 +22,7 @@ from ...errors import Diagnostics, SpecError, dotted
 from ..load import Path_
 from ..model import Provenance, Variant
 from ..resolve import ResolvedSpec
-from . import kernels, names, rules
+from . import engine_names, kernels, names, rules
 from .capability_rules import (
     _rope_kv_capabilities,
     check_mx_capabilities,
@@ -79,6 +79,8 @@ RULES: tuple[Rule, ...] = (
     Rule(rules._runner_architectures_known, ("architectures", "runner")),
     Rule(kernels._kv_spec_types, ("kv_cache",)),
     Rule(kernels._kv_cache_spec_types, ("kv_cache",)),
+    Rule(engine_names._kv_spec_types_in_engine, ("kv_cache",)),
+    Rule(engine_names._registry_targets_in_engine, ("architectures",)),
     Rule(kernels._mx_format, ("quantization",)),
     Rule(kernels._rope_kv_insert, ("kernels",)),
     Rule(kernels._compress_ratio_message_fields, ("kv_cache", "variant")),

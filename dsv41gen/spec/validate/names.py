@@ -243,6 +243,8 @@ def _names_are_not_keywords(spec: ResolvedSpec, report: Report) -> None:
 
 def _unprintable(text: str) -> str | None:
     """The first character of ``text`` that is not printable, named for the message."""
+    if text.isprintable():  # one C pass; the loop names the character in the rare other case
+        return None
     for column, ch in enumerate(text, 1):
         if not ch.isprintable():
             return f"U+{ord(ch):04X} ({unicodedata.name(ch, 'a control character')}) at character {column}"

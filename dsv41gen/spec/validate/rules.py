@@ -192,6 +192,7 @@ def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
                 ]
             )
         )
+        _block_parameters_are_declared(report, at, block)
         completeness = body.get("completeness") or {}
         for i, item in enumerate(completeness.get("untracked", []) or []):
             if item not in weights:
@@ -224,6 +225,20 @@ def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
                     f"hf_config.{field} is {_number(hf[field])}: the stage offset must be a "
                     "non-negative integer",
                 )
+
+
+def _block_parameters_are_declared(report: Report, at: tuple, block: dict) -> None:
+    """`block.parameters` names weights the block declares: a name listed there is read as one
+    tensor, so one that names no block weight would silently change nothing."""
+    declared = list(block.get("required", [])) + list(block.get("optional", []))
+    for i, item in enumerate(block.get("parameters") or []):
+        if item not in declared:
+            report(
+                (*at, "block", "parameters", i),
+                f"{item!r} is no weight of the block: `block.parameters` lists the block weights "
+                "(`block.required` / `block.optional`) that are one nn.Parameter each (the "
+                "tensor is the name itself)" + did_you_mean(item, declared),
+            )
 
 
 def _weight_set_block(spec: ResolvedSpec, report: Report) -> None:

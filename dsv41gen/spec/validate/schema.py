@@ -112,6 +112,47 @@ def _validator():
     return jsonschema.validators.extend(base, type_checker=checker)(schema())
 
 
+@functools.lru_cache(maxsize=1)
+def _fast_validator():
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for(schema())
+
+
+_EXACT_INT = 2**53  # beyond this a float cannot hold every integer: the Rust validator's
+# comparisons with a bound could round, so such a spec is judged by jsonschema itself
+
+
+def _surely_valid(data: object) -> bool:
+    """True when the spec is valid for certain, so jsonschema (100 ms to import, 5-10 ms to
+    walk a spec) need not run: jsonschema-rs finds it valid, and nothing in it is a value the
+    two read differently. They differ on integral floats (8.0 is an integer to JSON Schema and
+    to jsonschema-rs, not to the checker above), on integers beyond a float's exact range, and
+    on what the Rust side cannot take at all (a non-string key, a lone surrogate, a `!delete`
+    marker; it raises). Anything else that makes the Rust validator stricter (its regex `$`
+    matches only at the very end) only sends a spec to the full path, which words every
+    error."""
+    if not _plain(data):
+        return False
+    try:
+        return bool(_fast_validator().is_valid(data))
+    except Exception:  # noqa: BLE001 - any value it cannot convert: the full path decides
+        return False
+
+
+def _plain(value: object) -> bool:
+    """No value the two validators read differently (see _surely_valid)."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_plain(v) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value) and not value.is_integer()
+    if isinstance(value, int):
+        return -_EXACT_INT <= value <= _EXACT_INT
+    return value is None or isinstance(value, str)
+
+
 def _type_name(value: object) -> str:
     if isinstance(value, bool):
         return "a boolean"
@@ -164,6 +205,8 @@ def _pattern_help(pattern: str) -> str:
 def _schema_errors(spec: ResolvedSpec, diagnostics: Diagnostics) -> list[Path_]:
     """Report schema violations; return the field paths they were reported at."""
     reported: list[Path_] = _non_finite(spec, diagnostics)
+    if not reported and _surely_valid(spec.data):
+        return reported
     not_finite = set(reported)
     for error in _validator().iter_errors(spec.data):
         path = tuple(error.absolute_path)
