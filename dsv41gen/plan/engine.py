@@ -113,7 +113,8 @@ INDEXER_BACKEND_CHOICE: dict[str, EngineFunction] = {
 SPARSE_MLA_BACKENDS = UnhookableSite(
     "vllm.v1.attention.backends.mla.* (FLASHMLA_SPARSE_*, FLASHINFER_MLA_SPARSE_*, ...)",
     "chosen by registered name through vLLM's attention selector; the spec names these "
-    "backends and their block sizes, not classes, so there is nothing to put in their place",
+    "backends, their block sizes and vLLM's classes (class_path), but declares no class of "
+    "its own, so there is nothing to put in their place",
 )
 # Which attention backend a DSpark draft gets when the user names none: the target's for
 # drafts whose layers share its KV layout (v1/worker/gpu/spec_decode/dspark/utils.py, a
@@ -158,13 +159,16 @@ class EngineSet:
     """An engine-wide set of architecture names that changes what the engine does for its
     members (architectures.<name>.engine_sets). ``attribute`` is a module-level frozenset the
     plugin widens, or, with ``reader``, a module function that returns the set in force on the
-    platform (``platform``: the one where its answer is this set; "" for every other)."""
+    platform (``platform``: the one where its answer is this set; "" for every other), or,
+    with ``predicate``, a module function of the VllmConfig that answers whether the model's
+    architectures meet the set (its members spelled inline), on that platform only."""
 
     module: str
     attribute: str
     reader: bool
     platform: str
     what: str  # what membership does, for explain and docs
+    predicate: bool = False
 
 
 # vLLM 0.33.0's sets keyed on the architecture name (the schema's engine_sets enum; a third
@@ -194,6 +198,17 @@ ENGINE_SETS: dict[str, EngineSet] = {
         False,
         "",
         "FlashInfer MoE expert parallelism allowed",
+    ),
+    # v1/attention/backends/mla/indexer.py: `"X" in model_config.architectures or ...` under
+    # current_platform.is_rocm(); _use_flattening asks it when adaptive verification is on
+    "rocm_flattened_query_lens": EngineSet(
+        "vllm.v1.attention.backends.mla.indexer",
+        "_rocm_supports_flattened_device_query_lens",
+        False,
+        "rocm",
+        "on ROCm with adaptive verification, flattened decode queries with device query lens "
+        "(full CUDA graphs for the indexer)",
+        predicate=True,
     ),
 }
 

@@ -14,7 +14,7 @@ import enum
 from dataclasses import dataclass
 
 from .. import __version__
-from ..spec.model import BackendKind, Family, Method
+from ..spec.model import BackendKind, Family, Method, StateLike
 from . import engine
 from .sources import SourceMap
 from .values import Comment
@@ -61,6 +61,21 @@ class EngineSetPlan:
 
 
 @dataclass(frozen=True)
+class StateBucketRow:
+    """One cache a variant allocates: the KV spec type vLLM plans it with, and the state-like
+    type that makes its bucket a state bucket (the type itself or its nearest state-like
+    ancestor; "" for none), always or only while unsplit (kv_cache.cache_spec_types,
+    kv_cache.spec_types.<type>.state_like)."""
+
+    model_type: str
+    cache: str
+    spec_type: str
+    state_type: str
+    always: bool
+    source: Comment
+
+
+@dataclass(frozen=True)
 class PluginPlan:
     family: str
     engine_requirement: str  # "vllm==0.33.0"
@@ -81,6 +96,7 @@ class PluginPlan:
     engine_sets: tuple[EngineSetPlan, ...] = ()
     # (a DSpark draft's model_type, whether its layers share the target's KV layout, source)
     dspark_kv_layouts: tuple[tuple[str, bool, Comment], ...] = ()
+    state_buckets: tuple[StateBucketRow, ...] = ()
     # the platforms some engine set answers for on its own (e.g. "rocm")
     engine_set_platforms: tuple[str, ...] = ()
     # the generated pyproject.toml: the pip name, the version (dsv41gen's own), its description,
@@ -331,6 +347,7 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
         ),
         engine_sets=engine_sets,
         dspark_kv_layouts=kv_layouts,
+        state_buckets=_state_buckets(family, sources),
         engine_set_platforms=tuple(sorted({s.target.platform for s in engine_sets} - {""})),
         distribution=f"{family.name.replace('_', '-')}-vllm-plugin",
         version=__version__,
@@ -338,6 +355,29 @@ def plan_plugin(family: Family, sources: SourceMap) -> PluginPlan | None:
         runtime_requirement=f"dsv41gen=={__version__}",
         entry_point=f"{family.name}:vllm_plugin",
     )
+
+
+def _state_buckets(family: Family, sources: SourceMap) -> tuple[StateBucketRow, ...]:
+    """Per variant and cache (kv_cache.cache_spec_types): what vLLM's KV planning must answer
+    for the cache's bucket, which the plugin makes so or refuses to load."""
+    rows = []
+    for variant in family.variants:
+        kv = variant.kv_cache
+        if kv is None:
+            continue
+        for cache, spec_type in kv.cache_spec_types:
+            state = kv.nearest_state_like(spec_type)
+            rows.append(
+                StateBucketRow(
+                    variant.model_type,
+                    cache,
+                    spec_type,
+                    state.name if state is not None else "",
+                    state is not None and state.state_like is StateLike.ALWAYS,
+                    sources.ref(variant.name, "kv_cache", "cache_spec_types", cache),
+                )
+            )
+    return tuple(rows)
 
 
 def _dspark_kv_layouts(family: Family, sources: SourceMap) -> tuple[tuple[str, bool, Comment], ...]:
@@ -378,7 +418,11 @@ def _unhooked(family: Family) -> tuple[UnhookedSite, ...]:
                 engine.SPARSE_MLA_BACKENDS,
             )
         )
-    if any(v.kv_cache is not None and v.kv_cache.spec_types for v in variants):
+    if any(
+        v.kv_cache is not None and v.kv_cache.spec_types and not v.kv_cache.cache_spec_types
+        for v in variants
+    ):
+        # without the caches' types there is nothing to check vLLM's answers against
         out.append(
             (
                 SiteName.KV_STATE_BUCKET,
@@ -425,6 +469,17 @@ def site_table(plan: PluginPlan) -> list[list[str]]:
                 + ", ".join(a for a, _ in engine_set.members)
                 + f": {target.what})",
                 "architectures.<name>.engine_sets",
+            ]
+        )
+    if plan.state_buckets:
+        rows.append(
+            [
+                SiteName.KV_STATE_BUCKET.value,
+                f"{engine.KV_STATE_BUCKET.where} (its tables, after the one-time refactor)",
+                "plugin.widen_state_buckets (checks vLLM's answer for each cache's spec type; "
+                "adds the state-like ones to is_state_bucket's tables where vLLM has them, "
+                "refuses to load where its closure answers otherwise)",
+                "kv_cache.cache_spec_types, kv_cache.spec_types.<name>.state_like",
             ]
         )
     for site in plan.unhooked:

@@ -446,6 +446,7 @@ _ARCHITECTURES = Map(
                             "breakable_cudagraph",
                             "breakable_cudagraph_rocm",
                             "flashinfer_moe_ep",
+                            "rocm_flattened_query_lens",
                         )
                     ),
                     unique=True,
@@ -454,7 +455,11 @@ _ARCHITECTURES = Map(
                 "member of (vLLM 0.33.0: breakable_cudagraph, config/vllm.py's "
                 "DEFAULT_BREAKABLE_CUDAGRAPH_ARCHITECTURES: breakable CUDA graphs and no "
                 "torch.compile by default; breakable_cudagraph_rocm, the same on ROCm; "
-                "flashinfer_moe_ep, config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES). Unset: "
+                "flashinfer_moe_ep, config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES; "
+                "rocm_flattened_query_lens, the architectures v1/attention/backends/mla/"
+                "indexer.py's _rocm_supports_flattened_device_query_lens names: on ROCm, with "
+                "adaptive verification, the indexer flattens decode queries and its metadata "
+                "builder supports full CUDA graphs). Unset: "
                 "the same as the parent lineage's architecture of the same module and class, else "
                 "none; [] opts out. The plugin adds the members to the engine's sets.",
             ),
@@ -1148,6 +1153,15 @@ _ATTENTION_BACKENDS = Map(
                 doc="get_supported_head_sizes(): the head sizes vLLM lets this backend run "
                 "(AttentionBackend.supports_head_size, checked when the backend is selected); "
                 "[] accepts every size. Without it the parent's list is inherited.",
+            ),
+            Field(
+                "class_path",
+                Str(pattern=DOTTED_NAME),
+                doc="sparse_mla: the dotted path of the backend class, the value of vLLM's "
+                "AttentionBackendEnum member of this name (v1/attention/backends/registry.py); "
+                "`emit --vllm-tree` writes that member. The class itself is the model "
+                "package's.",
+                review=(breaking("attention backend class path changed", Change.CHANGED),),
             ),
             Field(
                 "supports_pcp",

@@ -901,16 +901,22 @@ class KvCache:
     cache_spec_types: tuple[tuple[str, str], ...] = ()
     linear_attention: LinearAttention | None = None
 
+    def nearest_state_like(self, name: str) -> KvSpecType | None:
+        """The type ``name`` or its nearest ancestor that is state-like (isinstance covers
+        subclasses); None when neither it nor any ancestor is."""
+        by_name = {t.name: t for t in self.spec_types}
+        t = by_name.get(name)
+        while t is not None and t.state_like is StateLike.NEVER:
+            t = by_name.get(t.parent) if t.parent else None
+        return t
+
     def state_types_in_use(self) -> tuple[list[str], list[str]]:
         """The state-like types (always, when unsplit) the variant's caches are planned with:
-        each cache's type or its nearest state-like ancestor (isinstance covers subclasses)."""
-        by_name = {t.name: t for t in self.spec_types}
+        each cache's type or its nearest state-like ancestor."""
         always: list[str] = []
         unsplit: list[str] = []
         for _, name in self.cache_spec_types:
-            t = by_name.get(name)
-            while t is not None and t.state_like is StateLike.NEVER:
-                t = by_name.get(t.parent) if t.parent else None
+            t = self.nearest_state_like(name)
             if t is None:
                 continue
             target = always if t.state_like is StateLike.ALWAYS else unsplit

@@ -73,6 +73,8 @@ def backend_cases() -> dict[str, dict]:
                         "name": backend.name,
                         "kind": backend.kind.value,
                         "device": device,
+                        # sparse_mla: the class path the spec states (kv-tree emit writes it)
+                        "class_path": getattr(backend, "class_path", None),
                     }
     return cases
 

@@ -166,12 +166,14 @@ def site_backends(cases: dict[str, dict]) -> dict[str, dict]:
                     "platform": "rocm"
                     if ".amd." in AttentionBackendEnum[case["name"]].get_path()
                     else "cuda",
+                    "class_path": AttentionBackendEnum[case["name"]].get_path(),
                 }
             )
             ours = outcome(
                 lambda case=case, generated=generated: {
                     "kernel_block_sizes": generated.SPARSE_MLA_KERNEL_BLOCK_SIZES[case["name"]](),
                     "platform": generated.SPARSE_MLA_PLATFORMS[case["name"]],
+                    "class_path": case["class_path"],
                 }
             )
         answers[case_id] = {"vllm": engine, "generated": ours}

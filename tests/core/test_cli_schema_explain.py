@@ -143,8 +143,10 @@ def test_explain_lists_every_vllm_site(reference_build, run_cli):
         "plugin.speculative_config_post_init",
     ]
     assert "speculative.forbidden" in sites["speculative.config"][2]
-    # a closure: listed with the reason, no hook
-    assert sites["kv_cache.state_bucket"][1].startswith("    hook:  not hooked: a closure")
+    # a closure: the plugin checks vLLM's answers for the caches' types, and widens the tables
+    # the one-time refactor makes
+    assert sites["kv_cache.state_bucket"][1].startswith("    hook:  plugin.widen_state_buckets")
+    assert "kv_cache.cache_spec_types" in sites["kv_cache.state_bucket"][2]
 
 
 def test_explain_reports_spec_errors(specs_copy, run_cli, tmp_path):

@@ -181,8 +181,10 @@ specs/deepseek_v41.yaml:@DeepseekV41IndexrBackend@:5: attention_backends.Deepsee
         [
             (
                 V41,
-                "    kind: sparse_mla\n    kernel_block_sizes:\n      default: [128]\n  FLASHINFER",
-                "    kind: sparse_mla\n  FLASHINFER",
+                "    class_path: vllm.models.deepseek_v41.sparse_mla.FlashMLAMegaAttnBackend\n"
+                "    kernel_block_sizes:\n      default: [128]\n  FLASHINFER",
+                "    class_path: vllm.models.deepseek_v41.sparse_mla.FlashMLAMegaAttnBackend\n"
+                "  FLASHINFER",
             )
         ],
         """

@@ -108,6 +108,7 @@ V42_ENGINE_SETS = {
         "breakable_cudagraph",
         "breakable_cudagraph_rocm",
         "flashinfer_moe_ep",
+        "rocm_flattened_query_lens",
     ],
     "DSparkV42DraftModel": [],
 }

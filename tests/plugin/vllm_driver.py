@@ -172,10 +172,41 @@ def run_layer_backend(case: dict) -> dict:
     }
 
 
+def _rocm_flattening(archs: list[str]) -> frozenset[str]:
+    """The architectures for which the indexer's ROCm check of adaptive verification says yes
+    (v1/attention/backends/mla/indexer.py), on a pretended ROCm platform, asked through the
+    module as _use_flattening asks it; and _use_flattening then flattens (speculative decoding
+    with adaptive verification, one draft token)."""
+    import types
+
+    import vllm.platforms
+    import vllm.v1.attention.backends.mla.indexer as indexer
+    from vllm.platforms.interface import PlatformEnum
+
+    platform = vllm.platforms.current_platform
+    original = type(platform)
+    platform.__class__ = type("PretendRocm", (original,), {"_enum": PlatformEnum.ROCM})
+    try:
+        found = set()
+        for a in archs:
+            config = types.SimpleNamespace(
+                model_config=types.SimpleNamespace(architectures=[a]),
+                num_speculative_tokens=1,
+                speculative_config=types.SimpleNamespace(enable_adaptive_verification=True),
+            )
+            said = indexer._rocm_supports_flattened_device_query_lens(config)
+            assert said == indexer._use_flattening(config), a  # on ROCm it decides
+            if said:
+                found.add(a)
+    finally:
+        platform.__class__ = original
+    return frozenset(found)
+
+
 def run_engine_sets(case: dict) -> dict:
     """Which of ``archs`` vLLM's engine-wide architecture sets hold: the breakable-CUDA-graph
     default (as vLLM reads it, through its function), the same function's answer on ROCm, and
-    the FlashInfer MoE expert-parallel set."""
+    the FlashInfer MoE expert-parallel set, and the indexer's ROCm flattening check."""
     import vllm.config.kernel as kernel
     import vllm.config.vllm as config_vllm
     import vllm.platforms
@@ -198,6 +229,7 @@ def run_engine_sets(case: dict) -> dict:
         "breakable_cudagraph": default,
         "breakable_cudagraph_rocm": rocm,
         "flashinfer_moe_ep": kernel.FLASHINFER_MOE_EP_ARCHITECTURES,
+        "rocm_flattened_query_lens": _rocm_flattening(case["archs"]),
     }
     return {
         "outcome": "ok",
@@ -227,9 +259,89 @@ def run_dspark_backend(case: dict) -> dict:
     return {"outcome": "ok", "values": {"backend": None if chosen is None else chosen.name}}
 
 
+# Required fields of vLLM's KV spec classes, for real instances (k scales the page size).
+_KV_FIELDS = {
+    "block_size": lambda k: 16,
+    "num_kv_heads": lambda k: 1,
+    "head_size": lambda k: 64 * k,
+    "sliding_window": lambda k: 128,
+    "attention_chunk_size": lambda k: 64,
+    "rswa_window": lambda k: 128,
+    "shapes": lambda k: ((64 * k,),),
+    "page_size": lambda k: 2048 * k,
+    "blocks_per_request": lambda k: 4,
+}
+
+
+def _kv_spec(cls, k: int):
+    import dataclasses
+
+    import torch
+
+    fields = {**_KV_FIELDS, "dtype": lambda k: torch.float16, "dtypes": lambda k: (torch.float16,)}
+    return cls(
+        **{
+            f.name: fields[f.name](k)
+            for f in dataclasses.fields(cls)
+            if f.init
+            and f.default is dataclasses.MISSING
+            and f.default_factory is dataclasses.MISSING
+        }
+    )
+
+
+def run_state_bucket(case: dict) -> dict:
+    """What vLLM's KV planning decides for a bucket of ``spec_type``: the real
+    _get_packed_kv_cache_groups (looked up in its module, as vLLM calls it) runs on real spec
+    objects, unsplit (two page sizes of the type only) or split (beside a balanced
+    full-attention bucket of two page sizes); a profile hook records what its is_state_bucket
+    closure returns for the type's bucket, with repeats_per_group."""
+    import types
+
+    import vllm.v1.kv_cache_interface as interface
+    from vllm.config import CacheConfig
+    from vllm.v1.core import kv_cache_planning
+
+    cls = getattr(interface, case["spec_type"])
+    if case["split"]:
+        layers = {
+            "t0": _kv_spec(cls, 3),
+            "f0": _kv_spec(interface.FullAttentionSpec, 1),
+            "f1": _kv_spec(interface.FullAttentionSpec, 2),
+        }
+    else:
+        layers = {"t0": _kv_spec(cls, 1), "t1": _kv_spec(cls, 1), "t2": _kv_spec(cls, 2)}
+    cache_config = CacheConfig()
+    cache_config.kv_cache_layout = "BLHNC"  # block-outermost: the only layout that packs
+    outer = kv_cache_planning._get_packed_kv_cache_groups
+    (code,) = [
+        c
+        for c in outer.__code__.co_consts
+        if isinstance(c, types.CodeType) and c.co_name == "is_state_bucket"
+    ]
+    calls, pending = [], []
+
+    def profile(frame, event, arg):
+        if frame.f_code is code:
+            if event == "call":
+                pending.append((frame.f_locals["spec"], frame.f_locals["repeats_per_group"]))
+            elif event == "return":
+                spec, repeats = pending.pop()
+                if type(spec.first_spec) is cls:
+                    calls.append([repeats, arg])
+
+    sys.setprofile(profile)
+    try:
+        outer(types.SimpleNamespace(cache_config=cache_config), layers)
+    finally:
+        sys.setprofile(None)
+    return {"outcome": "ok", "values": {"answers": calls}}
+
+
 RUNNERS = {
     "dspark_backend": run_dspark_backend,
     "engine_sets": run_engine_sets,
+    "state_bucket": run_state_bucket,
     "layer_backend": run_layer_backend,
     "speculative": run_speculative,
     "vllm_config": run_vllm_config,
@@ -250,6 +362,9 @@ MODULE_WATCHED = (
     ("vllm.v1.worker.gpu.spec_decode.dspark.utils", "_resolve_dspark_attention_backend"),
     ("vllm.config.vllm", "default_breakable_cudagraph_architectures"),
     ("vllm.config.kernel", "FLASHINFER_MOE_EP_ARCHITECTURES"),
+    ("vllm.v1.attention.backends.mla.indexer", "_rocm_supports_flattened_device_query_lens"),
+    ("vllm.v1.core.kv_cache_planning", "_STATE_BUCKET_SPEC_TYPES"),
+    ("vllm.v1.core.kv_cache_planning", "_UNSPLIT_STATE_BUCKET_SPEC_TYPES"),
 )
 
 

@@ -173,13 +173,15 @@ def test_adding_v41_back_reproduces_seed_000_hunk(round_trip, hunk):
 
 
 EAGLE3 = "vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py"
+BACKEND_REGISTRY = "vllm/v1/attention/backends/registry.py"
 
 
 def test_round_trip_restores_the_shipped_tree_but_one_comment_wrap(round_trip):
     shipped, _without, back = round_trip
     differing = [rel for rel in SITE_FILES if shipped[rel] != back[rel]]
-    # eagle3_utils.py: the layer-id branch comes back with dsv41gen's comment, not vLLM's
-    assert differing == ["vllm/config/speculative.py", EAGLE3]
+    # eagle3_utils.py: the layer-id branch comes back with dsv41gen's comment, not vLLM's;
+    # the backend registry without vLLM's comment (test_backend_registry_members_...)
+    assert differing == ["vllm/config/speculative.py", BACKEND_REGISTRY, EAGLE3]
     removed, added = diff_lines(shipped, back, EAGLE3)
     assert all(x.strip().startswith("#") for x in removed + added)
     removed, added = diff_lines(shipped, back, "vllm/config/speculative.py")
@@ -227,7 +229,8 @@ def test_rocm_mxfp4_gate_follows_the_variants_with_a_rocm_mxfp4_indexer(round_tr
     shipped, without, back = round_trip
     rel = "vllm/v1/attention/backends/mla/indexer.py"
     removed, added = diff_lines(without, back, rel)
-    assert [x.strip() for x in removed] == ROCM_GATE_WITHOUT
+    # (the file's last removed line is the engine set rocm_flattened_query_lens's, below)
+    assert [x.strip() for x in removed][: len(ROCM_GATE_WITHOUT)] == ROCM_GATE_WITHOUT
     assert [x.strip() for x in added][: len(ROCM_GATE_BACK)] == ROCM_GATE_BACK
     assert back[rel] == shipped[rel]
 
@@ -246,14 +249,107 @@ def test_dspark_layer_ids_as_is_only_for_variants_of_offset_0(round_trip):
     assert "deepseek_v41" not in without[EAGLE3]
 
 
+# Not in seed 000 either: the engine-wide architecture sets (architectures.<name>.engine_sets)
+# where vLLM 0.33.0 spells them; V4.1's DeepseekV41ForCausalLM is in all four.
+ENGINE_SET_HUNKS = {
+    "vllm/config/vllm.py": (
+        ["return frozenset()"],
+        ['"DeepseekV41ForCausalLM",', 'return frozenset({"DeepseekV41ForCausalLM"})'],
+    ),
+    "vllm/config/kernel.py": ([], ['"DeepseekV41ForCausalLM",']),
+    "vllm/v1/attention/backends/mla/indexer.py": (
+        ['and "DeepseekV4ForCausalLM" in model_config.architectures'],
+        ["and (", '"DeepseekV4ForCausalLM" in model_config.architectures',
+         'or "DeepseekV41ForCausalLM" in model_config.architectures', ")"],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("rel", sorted(ENGINE_SET_HUNKS))
+def test_engine_sets_follow_the_architectures_that_name_them(round_trip, rel):
+    shipped, without, back = round_trip
+    removed, added = [[x.strip() for x in d] for d in diff_lines(without, back, rel)]
+    expected_removed, expected_added = ENGINE_SET_HUNKS[rel]
+    if rel.endswith("indexer.py"):  # the ROCm MXFP4 gate and hunk 2 are in this file too
+        assert removed[-1:] == expected_removed
+        at = added.index(expected_added[0])
+        assert added[at : at + len(expected_added)] == expected_added
+    else:
+        assert removed == expected_removed
+        assert added == expected_added
+    assert back[rel] == shipped[rel]
+    # the members V4's entries state stay
+    assert '"DeepseekV4ForCausalLM"' in without[rel]
+
+
+# v1/attention/backends/registry.py: a member per sparse MLA backend of the specs
+# (attention_backends.<name>.class_path), V4.1's four as 0.33.0 writes them. They come back
+# after V4's last member in spec order (the MEGA_ATTN member second, not last as in 0.33.0),
+# without vLLM's three-line comment above them.
+BACKEND_MEMBERS_BACK = [
+    "FLASHMLA_SPARSE_DSV41 = (",
+    '"vllm.models.deepseek_v41.sparse_mla.DeepseekV4FlashMLABackend"', ")",
+    "FLASHMLA_MEGA_ATTN_DSV41 = (",
+    '"vllm.models.deepseek_v41.sparse_mla.FlashMLAMegaAttnBackend"', ")",
+    "FLASHINFER_MLA_SPARSE_DSV41 = (",
+    '"vllm.models.deepseek_v41.nvidia.flashinfer_sparse."',
+    '"DeepseekV4FlashInferMLASparseBackend"', ")",
+    "ROCM_FLASHMLA_SPARSE_DSV41 = (",
+    '"vllm.models.deepseek_v41.amd.rocm.DeepseekV41ROCMAiterMLASparseBackend"', ")",
+]  # fmt: skip
+
+
+def test_backend_registry_members_follow_the_sparse_mla_backends(round_trip):
+    shipped, without, back = round_trip
+    removed, added = diff_lines(without, back, BACKEND_REGISTRY)
+    assert removed == []
+    # difflib starts the added block one line early: the ")" that closes V4's last member
+    stripped = [x.strip() for x in added]
+    assert stripped[1:] + [stripped[0]] == BACKEND_MEMBERS_BACK or stripped == BACKEND_MEMBERS_BACK
+    assert "DSV41" not in without[BACKEND_REGISTRY]
+    assert "ROCM_FLASHMLA_SPARSE_DSV4 = (" in without[BACKEND_REGISTRY]  # V4's stay
+    # against 0.33.0: the same members, but for the comment and the MEGA_ATTN member's place
+    removed, added = diff_lines(shipped, back, BACKEND_REGISTRY)
+    assert [x for x in removed if x.strip().startswith("#")] == [
+        "    # DeepSeek V4.1 sparse MLA backends (model-driven; selected via the V4.1",
+        "    # layer). Separate names from DSV4 so a V4.1 model never resolves the",
+        "    # V4.0 backend classes through this enum.",
+    ]
+    assert sorted(x for x in removed if not x.strip().startswith("#")) == sorted(added)
+
+
 @pytest.mark.parametrize(
     ("rel", "old", "new"),
     [
+        (
+            BACKEND_REGISTRY,
+            '"vllm.models.deepseek_v41.sparse_mla.FlashMLAMegaAttnBackend"',
+            '"vllm.models.deepseek_v41.sparse_mla.MyBackend"',
+        ),
         (EAGLE3, "layer_ids = list(dspark_layer_ids)", "layer_ids = list(dspark_layer_ids)[1:]"),
+        ("vllm/config/kernel.py", '        "DeepseekV41ForCausalLM",\n', ""),
+        (
+            "vllm/config/vllm.py",
+            'return frozenset({"DeepseekV41ForCausalLM"})',
+            "return frozenset()",
+        ),
+        (
+            "vllm/v1/attention/backends/mla/indexer.py",
+            '            or "DeepseekV41ForCausalLM" in model_config.architectures\n',
+            "",
+        ),
         ("vllm/v1/attention/backends/mla/indexer.py", '            "deepseek_v41",\n', ""),
         ("vllm/v1/core/kv_cache_planning.py", "    CircularBufferSpec,\n)", ")"),
     ],
-    ids=["eagle3-layer-ids", "rocm-mxfp4-gate", "state-bucket-table"],
+    ids=[
+        "backend-registry",
+        "eagle3-layer-ids",
+        "flashinfer-moe-ep",
+        "breakable-cudagraph-rocm",
+        "rocm-flattened-query-lens",
+        "rocm-mxfp4-gate",
+        "state-bucket-table",
+    ],
 )
 def test_check_reports_a_hand_edit_in_the_new_regions(tree, dsv41gen, rel, old, new):
     assert dsv41gen("emit", "--vllm-tree", str(tree), "--refactor-upstream")[0] == 0

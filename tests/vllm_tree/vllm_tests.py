@@ -43,6 +43,18 @@ SITE_TESTS: dict[str, tuple[str, ...]] = {
     "eagle3 layer ids": ("tests/v1/spec_decode/test_dflash_causality.py",),
     # dsa_indexer_uses_fp4 (the ROCm MXFP4 model-type gate) is called by these model builds
     "indexer mxfp4 gate": ("tests/models/test_beam_construction.py",),
+    # the engine sets: config/vllm.py's breakable-CUDA-graph set and its ROCm answer
+    "engine set breakable cudagraph": (
+        "tests/test_config.py::test_rocm_keeps_compiled_deepseek_defaults",
+        "tests/test_config.py::test_dsa_models_default_to_mrv2_and_breakable_cudagraph",
+        "tests/test_config.py::test_breakable_cudagraph_platform_default",
+    ),
+    # config/kernel.py's FLASHINFER_MOE_EP_ARCHITECTURES (the file's architecture gates).
+    # _rocm_supports_flattened_device_query_lens' own tests,
+    # tests/v1/attention/test_deepseek_v4_rocm_adaptive.py, cannot run on the CPU: they import
+    # vllm.models.deepseek_v4.amd.rocm, whose vllm.platforms.rocm reads the GPU's GCN arch at
+    # import (a ROCm device); the plugin tests drive that function on a pretended ROCm instead.
+    "engine set flashinfer moe ep": ("tests/models/test_deepseek_v4_fi_moe_ep.py",),
 }
 
 # Imported at module level by vLLM's tests/utils.py or conftest helpers, never called by the

@@ -1040,3 +1040,8 @@ SITES: tuple[Site, ...] = (
                  "vllm/model_executor/layers/quantization/utils/mxfp8_utils.py",
                  "the Triton MXFP8 quantize kernel scales by the reciprocal"),
 )  # fmt: skip
+
+# the engine-wide architecture sets (after the sites above: they import this module's helpers)
+from .engine_sets import ENGINE_SET_SITES  # noqa: E402
+
+SITES += ENGINE_SET_SITES
