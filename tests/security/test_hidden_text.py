@@ -35,13 +35,18 @@ def _hide(specs, separator: str) -> int:
 
 
 def test_the_hidden_entry_is_real_yaml_when_written_on_its_own_line(tmp_path):
+    """On a line of its own the entry is YAML, not a comment: it reaches validation, where its
+    registry target is checked against vLLM 0.33.0's modules and refused at its own line."""
     specs = copy_specs(tmp_path / "specs")
-    _hide(specs, "\n")
+    line = _hide(specs, "\n") + 1
     result = cli("build", f"specs/{V41}", "--out", "out", cwd=tmp_path)
-    assert result.rc == 0, result.stderr
-    assert '"EvilForCausalLM": ("os", "system")' in (
-        tmp_path / "out/deepseek_v4/tests/test_registry.py"
-    ).read_text(encoding="utf-8")
+    assert result.rc == 1, result.stdout + result.stderr
+    assert (
+        f"specs/{V41}:{line}:" in result.stderr
+        and "architectures.EvilForCausalLM.module: vLLM 0.33.0 has no model module 'os'"
+        in result.stderr
+    ), result.stderr
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize(

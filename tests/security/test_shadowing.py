@@ -47,7 +47,9 @@ def _name_root(specs: Path, name: str) -> None:
     edit(specs / V4, "  name: deepseek_v4\n", f"  name: {name}\n")
 
 
-@pytest.mark.parametrize("name", ["numpy", "yaml", "typing_extensions", "jinja2", "markupsafe"])
+# numpy is not here: the generated tests import it, so it is refused as an imported package
+# (test_names), before this rule
+@pytest.mark.parametrize("name", ["click", "yaml", "typing_extensions", "jinja2", "markupsafe"])
 def test_a_root_named_after_an_installed_module_is_a_located_error(specs, name):
     __import__(name)  # installed here: the case is real
     _name_root(specs, name)

@@ -91,6 +91,16 @@ DECODER_BLOCK = [
     "ffn.shared_experts.w3",
 ]
 EXPERT_WEIGHTS = ("w1", "w2", "w3")
+# the block's nn.Parameters: each is shipped as its own tensor, with no `.weight`
+DECODER_PARAMETERS = frozenset(
+    ("attn.attn_sink", *(f"hc_{at}_{p}" for at in ("attn", "ffn") for p in ("fn", "base", "scale")))
+)
+
+
+def block_tensor(name: str) -> str:
+    """The checkpoint tensor of a stage's block weight `mtp.<i>.<w>`: the name itself for a
+    parameter, `<name>.weight` for a module."""
+    return name if name.split(".", 2)[2] in DECODER_PARAMETERS else f"{name}.weight"
 
 
 def decoder_blocks(stages: int, experts: int) -> list[str]:
