@@ -264,6 +264,35 @@ def test_a_concatenation_joined_by_a_backslash_is_left_alone():
     assert wrap_python(source, 30) == source
 
 
+def _laid_out(layout: str, parts: list[str]) -> str:
+    """A concatenation of ``parts`` the way ruff lays it out where it does not fit."""
+    rest = "".join(f"    {part}\n" for part in parts[1:])
+    if layout == "conditional":
+        return f"x = (\n    a\n    if c\n    else {parts[0]}\n{rest})\n"
+    if layout == "list item after a comment":
+        return f"x = [\n    {parts[0]}  # a note\n{rest.rstrip()},\n    2,\n]\n"
+    return f"x = foo(\n    b,\n    {parts[0]}\n{rest.rstrip()},\n)\n"  # a call argument
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    words=st.lists(st.sampled_from(["word", "a", "longer-word", "é", "{x}"]), min_size=2),
+    cuts=st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=3),
+    layout=st.sampled_from(["conditional", "list item after a comment", "call argument"]),
+    width=st.integers(min_value=20, max_value=60),
+)
+def test_a_split_concatenation_keeps_its_value_wherever_it_stands(words, cuts, layout, width):
+    text = " ".join(words)
+    bounds = sorted({0, len(text), *(min(cut, len(text)) for cut in cuts)})
+    source = _laid_out(layout, [repr(text[i:j]) for i, j in zip(bounds, bounds[1:])])
+    out = wrap_python(source, width)
+    names = {"a": 1, "b": 2, "c": False, "foo": lambda *values: values[-1]}
+    value = _value(out, **names)
+    assert (value[0] if layout.startswith("list") else value) == text  # type: ignore[index]
+    for line in out.splitlines():  # what is still too long is one word: no space to split at
+        assert len(line) <= width or " " not in line.strip(" \"',"), (line, out)
+
+
 # --- wrapping never fails: an edit that would not keep the code is left out -----------------
 
 
@@ -323,8 +352,8 @@ _CONTEXTS = {
     "conditional expression": 'x = a if c else "{L}"',
     "conditional, literal first": 'x = "{L}" if not c else a',
     "conditional in a call": 'x = str(a if c else "{L}")',
-    "conditional of a concatenation": 'x = a if c else "{W}" "{L}"',
-    "concatenation in a call": 'x = max(["{W}" "{L}", "b"])',
+    "conditional of a concatenation": 'x = a if c else "{W} " "{L}"',
+    "concatenation in a call": 'x = max(["{W} " "{L}", "b"])',
     "lambda body": 'x = call(lambda: "{L}")',
     "lambda default": 'x = call(lambda k="{L}": k)',
     "keyword argument": 'x = call(lambda key: key, key="{L}")',
@@ -339,7 +368,7 @@ _CONTEXTS = {
     "chained comparison": 'x = rec < "{L}" < rec',
     "% formatting": 'x = "{L} %s" % (a,)',
     "method on the literal": 'x = "{L} {{k}}".format(**kw)',
-    "method on a concatenation": 'x = ("{W}" "{L}").upper()',
+    "method on a concatenation": 'x = ("{W} " "{L}").upper()',
     "subscript of the literal": 'x = "{L}"[1:]',
     "tuple item": 'x = ("{L}", a)[0]',
     "list item": 'x = ["{L}", "b"][0]',
