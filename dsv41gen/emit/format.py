@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import UsageError
 from ..faults import checkpoint
 from .scratch import scratch_directory
 
@@ -56,8 +57,9 @@ _WRAP_DIGEST = hashlib.sha256((Path(__file__).parent / "wrap.py").read_bytes()).
 _TOOL_RUFF = re.compile(r"^\s*\[\s*tool\s*\.\s*ruff\s*[\].]", re.MULTILINE)
 
 
-class FormatError(Exception):
-    pass
+class FormatError(UsageError):
+    """A formatter that cannot run or format (a consumer's configuration it cannot read, say):
+    its own words, exit 2, never an internal error (exit 70)."""
 
 
 def _tool_ruff_table(pyproject: Path) -> object | None:
