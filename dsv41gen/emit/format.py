@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import UsageError
 from ..faults import checkpoint
 from .scratch import scratch_directory
 
@@ -56,8 +57,9 @@ _WRAP_DIGEST = hashlib.sha256((Path(__file__).parent / "wrap.py").read_bytes()).
 _TOOL_RUFF = re.compile(r"^\s*\[\s*tool\s*\.\s*ruff\s*[\].]", re.MULTILINE)
 
 
-class FormatError(Exception):
-    pass
+class FormatError(UsageError):
+    """A formatter that cannot run or format (a consumer's configuration it cannot read, say):
+    its own words, exit 2, never an internal error (exit 70)."""
 
 
 def _tool_ruff_table(pyproject: Path) -> object | None:
@@ -260,6 +262,8 @@ def format_python(sources: dict[str, str], settings: FormatSettings) -> dict[str
     """Every ``*.py`` entry formatted by ruff under the consumer's configuration, its prose
     (comments, docstrings, message literals) then wrapped to the consumer's line length
     (``wrap.py``), and what that changed formatted again."""
+    from .wrap import wrap_python  # never fails: an edit it cannot make safely, it leaves out
+
     python = {k: v for k, v in sources.items() if k.endswith(".py")}
     if not python:
         return {}
@@ -268,7 +272,7 @@ def format_python(sources: dict[str, str], settings: FormatSettings) -> dict[str
     formatted = _ruff_format(python, settings, sort_imports=True)
     width = prose_width(settings)
     for _ in range(_WRAP_ROUNDS):
-        wrapped = {key: _wrapped(key, text, width) for key, text in formatted.items()}
+        wrapped = {key: wrap_python(text, width) for key, text in formatted.items()}
         changed = {key: text for key, text in wrapped.items() if text != formatted[key]}
         if not changed:
             break
@@ -279,15 +283,6 @@ def format_python(sources: dict[str, str], settings: FormatSettings) -> dict[str
 # ruff lays out what the wrap split (a literal's pieces, in brackets of their own) and may
 # indent it deeper than the wrap assumed; a second round wraps that. None has needed a third.
 _WRAP_ROUNDS = 3
-
-
-def _wrapped(key: str, text: str, width: int) -> str:
-    from .wrap import WrapError, wrap_python
-
-    try:
-        return wrap_python(text, width)
-    except WrapError as error:
-        raise FormatError(f"{key}: {error}") from error
 
 
 def _ruff_format(sources: dict[str, str], settings: FormatSettings, sort_imports: bool):

@@ -15,8 +15,12 @@ the formatter, every line of a formatted Python file that is longer than the con
 Only a paragraph, block or literal that has a line over the limit is touched: text that fits is
 left as its author wrapped it. Pragmas (``# noqa``, ``# type: ignore``, ...), indented blocks in
 docstrings and words longer than a line are never split. The module is pure (no formatter, no
-I/O); the format stage runs the formatter again on what changed, and ``wrap_python`` checks that
-the module's syntax tree is unchanged, docstring whitespace aside, before it returns.
+I/O); the format stage runs the formatter again on what changed.
+
+Every pass proposes edits (rows and the rows that replace them), and an edit is kept only when
+the module still parses to the same syntax tree, docstring whitespace aside: an edit that would
+not (a bug here) leaves its rows as the formatter wrote them, valid and merely long. Wrapping is
+layout, so it never fails the build.
 """
 
 from __future__ import annotations
@@ -41,29 +45,64 @@ _FSTRING_START = getattr(tokenize, "FSTRING_START", None)  # Python 3.12+ splits
 _FSTRING_END = getattr(tokenize, "FSTRING_END", None)
 
 
-class WrapError(Exception):
-    """Wrapping would have changed what the module means (a bug here, never the input's)."""
+_Edit = tuple[int, int, list[str]]  # first row, last row (1-based, inclusive), their new rows
 
 
 def wrap_python(source: str, width: int) -> str:
-    """``source`` (formatted Python) with its prose wrapped to ``width`` columns."""
+    """``source`` (formatted Python) with its prose wrapped to ``width`` columns; a text that
+    does not parse is returned as it is (the formatter has already said why)."""
     if width <= 0 or not any(_too_long(line, width) for line in source.splitlines()):
+        return source
+    meaning = _meaning(source)
+    if meaning is None:
         return source
     text = source
     for step in (_wrap_docstrings, _wrap_comments, _split_strings):
-        text = step(text, width)
-    if _meaning(text) != _meaning(source):
-        raise WrapError("wrapping the prose changed the code (a dsv41gen bug: please report it)")
+        text = _applied(text, _proposed(step, text, width), meaning)
     return text
+
+
+def _proposed(step, text: str, width: int) -> list[_Edit]:
+    """What a pass would change. A pass that fails proposes nothing: wrapping is layout, and a
+    bug in it must cost the consumer a long line, not the build (its tests find the bug)."""
+    try:
+        return step(text, width)
+    except Exception:  # noqa: BLE001 - any failure of a pass: keep the formatter's text
+        return []
+
+
+def _applied(text: str, edits: list[_Edit], meaning: str) -> str:
+    """``text`` with ``edits`` (on rows no two share) made, but only those that keep its
+    syntax tree ``meaning``: all at once when they do together, else one by one."""
+    lines = text.splitlines(keepends=True)
+    together = _replaced(lines, edits)
+    if not edits or _meaning(together) == meaning:
+        return together
+    kept: list[_Edit] = []
+    for edit in edits:
+        if _meaning(_replaced(lines, [*kept, edit])) == meaning:
+            kept.append(edit)
+    return _replaced(lines, kept)
+
+
+def _replaced(lines: list[str], edits: list[_Edit]) -> str:
+    out = list(lines)
+    for first, last, replacement in sorted(edits, key=lambda edit: edit[0], reverse=True):
+        out[first - 1 : last] = replacement  # bottom up: earlier row numbers hold
+    return "".join(out)
 
 
 def _too_long(line: str, width: int) -> bool:
     return len(line.rstrip("\n")) > width
 
 
-def _meaning(source: str) -> str:
-    """The module's syntax tree with docstrings' whitespace runs made single spaces."""
-    tree = ast.parse(source)
+def _meaning(source: str) -> str | None:
+    """The module's syntax tree with docstrings' whitespace runs made single spaces; None
+    when it does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte
+        return None
     for node in ast.walk(tree):
         doc = _docstring_node(node)
         if doc is not None:
@@ -122,18 +161,17 @@ def _broken_at_dots(line: str, width: int, rest: str) -> list[str]:
 _OPENING = re.compile(r"(\s*)([rRuU]?)(\"\"\"|''')")
 
 
-def _wrap_docstrings(source: str, width: int) -> str:
+def _wrap_docstrings(source: str, width: int) -> list[_Edit]:
     lines = source.splitlines(keepends=True)
-    spans = []
+    edits = []
     for node in ast.walk(ast.parse(source)):
         doc = _docstring_node(node)
-        if doc is not None and doc.end_lineno is not None:
-            spans.append((doc.lineno, doc.end_lineno))
-    for first, last in sorted(spans, reverse=True):  # bottom up: earlier line numbers hold
-        block = lines[first - 1 : last]
+        if doc is None or doc.end_lineno is None:
+            continue
+        block = lines[doc.lineno - 1 : doc.end_lineno]
         if any(_too_long(line, width) for line in block):
-            lines[first - 1 : last] = _rewrapped_docstring(block, width)
-    return "".join(lines)
+            edits.append((doc.lineno, doc.end_lineno, _rewrapped_docstring(block, width)))
+    return edits
 
 
 def _rewrapped_docstring(block: list[str], width: int) -> list[str]:
@@ -236,7 +274,7 @@ def _continued_rows(tokens: list[tokenize.TokenInfo]) -> set[int]:
     return rows
 
 
-def _wrap_comments(source: str, width: int) -> str:
+def _wrap_comments(source: str, width: int) -> list[_Edit]:
     lines = source.splitlines(keepends=True)
     tokens = _tokens(source)
     continued = _continued_rows(tokens)
@@ -260,9 +298,7 @@ def _wrap_comments(source: str, width: int) -> str:
         words = comment.text[1:].strip()
         above = [ln + "\n" for ln in _fill(words, width, indent + "# ", indent + "# ")]
         edits.append((comment.row, comment.row, [*above, line[: comment.col].rstrip() + "\n"]))
-    for first, last, replacement in sorted(edits, reverse=True):
-        lines[first - 1 : last] = replacement
-    return "".join(lines)
+    return edits
 
 
 def _comment_blocks(comments: list[_Comment]) -> Iterator[list[_Comment]]:
@@ -314,8 +350,17 @@ class _Literal:
     end: int
     depth: int  # how many brackets it stands in
     first_on_row: bool
-    beside_string: bool  # another literal next to it on its row (implicit concatenation)
+    joined_before: bool  # a literal just before it, on any row: an implicit concatenation
+    joined_after: bool  # a literal just after it
+    beside_string: bool  # joined to a literal on its own row
     in_collection: bool  # an item of a tuple, list, set or dict display
+
+    @property
+    def joined(self) -> bool:
+        """Part of a longer implicit concatenation: parentheses around this literal alone
+        would cut it off from its neighbours (``("a" "b") "c"`` does not parse, and
+        ``"a" ("b" "c")`` is a call)."""
+        return self.joined_before or self.joined_after
 
 
 _NOT_CODE = frozenset(
@@ -348,12 +393,28 @@ def _bracket(opening: str, previous: tokenize.TokenInfo | None) -> _Bracket:
     return _Bracket("group" if opening == "(" else "display")
 
 
+@dataclass
+class _Found:
+    """A literal while the tokens are read: what comes after it is not known yet."""
+
+    row: int
+    start: int
+    end: int
+    brackets: list[_Bracket]
+    first_on_row: bool
+    joined_before: bool
+    same_row_before: bool
+    joined_after: bool = False
+    same_row_after: bool = False
+
+
 def _literals(tokens: list[tokenize.TokenInfo]) -> list[_Literal]:
     """Every string literal on one row (an f-string is one literal on every Python, though
     3.12 tokenizes its parts)."""
-    found: list[tuple[int, int, int, list[_Bracket], bool]] = []
+    found: list[_Found] = []
     open_brackets: list[_Bracket] = []
     previous: tokenize.TokenInfo | None = None
+    previous_found: _Found | None = None  # the literal that is the previous code token
     i = 0
     while i < len(tokens):
         token = tokens[i]
@@ -370,29 +431,42 @@ def _literals(tokens: list[tokenize.TokenInfo]) -> list[_Literal]:
                 i += 1
                 nested += (tokens[i].type == _FSTRING_START) - (tokens[i].type == _FSTRING_END)
             end = tokens[i].end
-        if token.type in (tokenize.STRING, _FSTRING_START) and start[0] == end[0]:
+        is_string = token.type in (tokenize.STRING, _FSTRING_START)
+        joined = is_string and previous is not None and previous.type == tokenize.STRING
+        same_row = joined and previous is not None and previous.end[0] == start[0]
+        if joined and previous_found is not None:
+            previous_found.joined_after = True
+            previous_found.same_row_after = same_row
+        if token.type not in _NOT_CODE:
+            previous_found = None
+        if is_string and start[0] == end[0]:
             first = previous is None or start[0] != previous.end[0]
-            found.append((start[0], start[1], end[1], list(open_brackets), first))
+            previous_found = _Found(
+                start[0], start[1], end[1], list(open_brackets), first, joined, same_row
+            )
+            found.append(previous_found)
         if token.type not in _NOT_CODE:
             previous = (
                 token if token.type != _FSTRING_START else tokens[i]._replace(type=tokenize.STRING)
             )
         i += 1
-    return [
+    return [  # a bracket's commas are all counted now: a tuple is known by its first item
         _Literal(
-            row,
-            start,
-            end,
-            len(brackets),
-            first,
-            any(other[0] == row for other in found[max(k - 1, 0) : k] + found[k + 1 : k + 2]),
-            bool(brackets) and brackets[-1].collection,
+            f.row,
+            f.start,
+            f.end,
+            len(f.brackets),
+            f.first_on_row,
+            f.joined_before,
+            f.joined_after,
+            f.same_row_before or f.same_row_after,
+            bool(f.brackets) and f.brackets[-1].collection,
         )
-        for k, (row, start, end, brackets, first) in enumerate(found)
+        for f in found
     ]
 
 
-def _split_strings(source: str, width: int) -> str:
+def _split_strings(source: str, width: int) -> list[_Edit]:
     lines = source.splitlines(keepends=True)
     literals = _literals(_tokens(source))
     edits: dict[int, tuple[int, list[str]]] = {}  # first row: (last row, its new rows)
@@ -415,10 +489,7 @@ def _split_strings(source: str, width: int) -> str:
         replacement = _split_literal(lines[row - 1], literal, width)
         if replacement is not None:
             edits[row] = (row, replacement)
-    for first in sorted(edits, reverse=True):
-        last, replacement = edits[first]
-        lines[first - 1 : last] = replacement
-    return "".join(lines)
+    return [(first, last, replacement) for first, (last, replacement) in edits.items()]
 
 
 def _concatenations(literals: list[_Literal], lines: list[str]) -> Iterator[list[_Literal]]:
@@ -467,7 +538,7 @@ def _refilled_run(run: list[_Literal], lines: list[str], width: int) -> list[str
     last = lines[run[-1].row - 1]
     head = last[: run[-1].start]
     tail = last[run[-1].end :].rstrip("\n")
-    grouped = run[-1].in_collection
+    grouped = run[-1].in_collection and not (run[0].joined_before or run[-1].joined_after)
     pieces = _pieces(
         opening + body + parts[0][1], opening, width - len(head) - 4 * grouped, len(tail)
     )
@@ -493,13 +564,14 @@ def _split_literal(line: str, literal: _Literal, width: int) -> list[str] | None
         return None
     head = line[: literal.start]
     tail = line[literal.end :].rstrip("\n")
+    grouped = literal.in_collection and not literal.joined
     if literal.first_on_row and literal.depth > 0:  # a row of its own in brackets: stay there
-        pieces = _pieces(text, prefix[0], width - len(head) - 4 * literal.in_collection, len(tail))
+        pieces = _pieces(text, prefix[0], width - len(head) - 4 * grouped, len(tail))
         if len(pieces) < 2:
             return None
-        return _stacked(head, pieces, tail, literal.in_collection)
-    if literal.beside_string:
-        return None
+        return _stacked(head, pieces, tail, grouped)
+    if literal.joined and literal.depth == 0:
+        return None  # a concatenation continued by a backslash: no row may be added to it
     indent = " " * _indentation(line)
     inner = indent + "    "
     pieces = _pieces(text, prefix[0], width - len(inner), 0)
@@ -507,9 +579,11 @@ def _split_literal(line: str, literal: _Literal, width: int) -> list[str] | None
         return None
     rows = [inner + piece + "\n" for piece in pieces]
     in_brackets = head.rstrip().endswith(("(", "[", "{", ","))
-    if literal.depth > 0 and in_brackets and not literal.in_collection:
-        # already in brackets: the pieces go on rows of their own, the formatter lays them out
-        return [head.rstrip() + "\n", *rows, indent + tail.lstrip() + "\n"]
+    if literal.depth > 0 and (literal.joined or (in_brackets and not grouped)):
+        # in brackets already: the pieces go on rows of their own, bare (a joined literal's
+        # pieces join its neighbours), and the formatter lays them out
+        closing = [indent + tail.lstrip() + "\n"] if tail.strip() else []
+        return [head.rstrip() + "\n", *rows, *closing]
     return [head + "(\n", *rows, indent + ")" + tail + "\n"]
 
 

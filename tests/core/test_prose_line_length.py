@@ -82,3 +82,16 @@ def test_the_committed_tree_fits_the_repositorys_line_length():
         check=False,
     )
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_a_consumers_ruff_configuration_it_cannot_read_is_a_clear_error(tmp_path):
+    """ruff's own words, with the file, line and column, exit 2 and no tree: not an internal
+    error (exit 70, "a bug in dsv41gen"), as a formatter's failure was."""
+    (tmp_path / "ruff.toml").write_text('line-length = "eighty"\n')
+    copy_specs(tmp_path / "specs")
+    result = cli(["build", f"specs/{V41}", "--out", "generated"], tmp_path)
+    assert result.rc == 2, result.output
+    assert "internal error" not in result.stderr
+    assert "error: ruff could not format the generated code" in result.stderr
+    assert "ruff.toml" in result.stderr and "line 1, column 15" in result.stderr
+    assert not (tmp_path / "generated").exists()
