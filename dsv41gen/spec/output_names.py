@@ -42,6 +42,7 @@ _BINDING = frozenset(
     {
         "CUDAGraphMode",
         "ClassVar",
+        "TYPE_CHECKING",
         "ENGINE_NAMES",
         "EngineMismatchError",
         "KVCacheLayout",
@@ -51,6 +52,7 @@ _BINDING = frozenset(
         "_StandalonePlatform",
         "_check_engine",
         "_missing_engine_names",
+        "__all__",
         "annotations",
         "current_platform",
         "enum",
