@@ -100,7 +100,9 @@ def test_declared_package_modules_are_the_generated_packages_modules():
         found = {
             p.name.removesuffix(".py")
             for p in package.iterdir()
-            if (p.is_dir() or p.suffix == ".py") and p.name != "__init__.py"
+            if (p.is_dir() or p.suffix == ".py")
+            and p.name != "__init__.py"
+            and not p.name.startswith(("__", "."))  # __pycache__ where bytecode is written
         }
         found = {name for name in found if not name.startswith("rope_kv_")}
         assert found == output_names.PACKAGE_MODULES, package.name

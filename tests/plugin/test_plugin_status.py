@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import textwrap
 from pathlib import Path
@@ -95,8 +96,12 @@ def environment(site: Path, value: str | None) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def site(real_family) -> Path:
-    _, site = real_family
+def site(real_family, tmp_path_factory) -> Path:
+    """A copy of the family's install site with the second plugin added: the shared site stays
+    as other tests expect it (a general plugin `json:dumps` there would run in their vLLM)."""
+    _, shared = real_family
+    site = tmp_path_factory.mktemp("plugin-status-site") / "site"
+    shutil.copytree(shared, site, symlinks=True)
     add_other_plugin(site)
     return site
 
