@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from wiringhelpers import SPECS, copy_specs, decoder_blocks, run_cli
+from wiringhelpers import SPECS, copy_specs, decoder_blocks, run_cli, tensor_of
 
 numpy = pytest.importorskip("numpy")
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
@@ -28,17 +28,9 @@ V4_MTP = [
 # nn.Parameters: the tensor is the name itself (vLLM 0.33.0's loader fails on hc_head_fn.weight
 # and hc_attn_fn.weight; checkpoint.weight_sets.<set>.parameters and .block.parameters), by
 # the name's last part here
-PARAMETERS = ("hc_head_fn", "hc_head_base", "hc_head_scale", "attn_sink")
-PARAMETERS += tuple(f"hc_{at}_{p}" for at in ("attn", "ffn") for p in ("fn", "base", "scale"))
-
-
-def _tensor(name):
-    return name if name.rpartition(".")[2] in PARAMETERS else f"{name}.weight"
-
-
 def _save(path, names):
     safetensors_numpy.save_file(
-        {_tensor(n): numpy.zeros(2, dtype=numpy.float32) for n in names}, str(path)
+        {tensor_of(n): numpy.zeros(2, dtype=numpy.float32) for n in names}, str(path)
     )
 
 
@@ -114,7 +106,7 @@ def test_a_stacked_weight_may_ship_as_the_merged_parameter(tmp_path):
 def test_v4_classic_mtp_from_an_index_file(tmp_path):
     names = _stages(V4_MTP, 1) + decoder_blocks(1, EXPERTS)
     _save(tmp_path / "model-00001.safetensors", names)  # the shard the index names
-    index = {"weight_map": {_tensor(n): "model-00001.safetensors" for n in names}}
+    index = {"weight_map": {tensor_of(n): "model-00001.safetensors" for n in names}}
     (tmp_path / "model.safetensors.index.json").write_text(json.dumps(index))
     (tmp_path / "config.json").write_text(json.dumps(CONFIG))
     result = run_cli(
@@ -269,7 +261,7 @@ def test_an_expert_past_the_count_is_dropped_or_rejected_as_the_spec_says(tmp_pa
 
 def _shipped(names):
     """Tensor names as _save writes them."""
-    return [_tensor(n) for n in names]
+    return [tensor_of(n) for n in names]
 
 
 def _check_tensors(tmp_path, spec, method, tensors, config):

@@ -17,7 +17,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from wiringhelpers import SPECS, block_tensor, decoder_blocks, run_cli
+from wiringhelpers import SPECS, decoder_blocks, run_cli, tensor_of
 
 numpy = pytest.importorskip("numpy")
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
@@ -25,7 +25,7 @@ safetensors_numpy = pytest.importorskip("safetensors.numpy")
 V41 = SPECS / "deepseek_v41.yaml"
 V41_DSPARK = ["main_proj", "main_norm", "norm", "markov_head.embed", "markov_head.head"]
 # the three stages' decoder blocks with one routed expert each (the configs below say so)
-BLOCKS = [block_tensor(n) for n in decoder_blocks(3, 1)]
+BLOCKS = [tensor_of(n) for n in decoder_blocks(3, 1)]
 ONE_EXPERT = {"n_routed_experts": 1}
 
 

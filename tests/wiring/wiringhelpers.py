@@ -91,16 +91,16 @@ DECODER_BLOCK = [
     "ffn.shared_experts.w3",
 ]
 EXPERT_WEIGHTS = ("w1", "w2", "w3")
-# the block's nn.Parameters: each is shipped as its own tensor, with no `.weight`
-DECODER_PARAMETERS = frozenset(
-    ("attn.attn_sink", *(f"hc_{at}_{p}" for at in ("attn", "ffn") for p in ("fn", "base", "scale")))
-)
+# the names vLLM 0.33.0 loads as one nn.Parameter each (the set's hc_head_*, the block's mHC
+# mixers and attention sink): each is shipped as its own tensor, with no `.weight`
+PARAMETERS = ("hc_head_fn", "hc_head_base", "hc_head_scale", "attn_sink")
+PARAMETERS += tuple(f"hc_{at}_{p}" for at in ("attn", "ffn") for p in ("fn", "base", "scale"))
 
 
-def block_tensor(name: str) -> str:
-    """The checkpoint tensor of a stage's block weight `mtp.<i>.<w>`: the name itself for a
-    parameter, `<name>.weight` for a module."""
-    return name if name.split(".", 2)[2] in DECODER_PARAMETERS else f"{name}.weight"
+def tensor_of(name: str) -> str:
+    """The checkpoint tensor of a weight: the name itself for a parameter, `<name>.weight` for
+    a module."""
+    return name if name.rpartition(".")[2] in PARAMETERS else f"{name}.weight"
 
 
 def decoder_blocks(stages: int, experts: int) -> list[str]:
