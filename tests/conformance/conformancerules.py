@@ -20,6 +20,8 @@ or a refusal that does not name the field each fail (``test_conformance_rules.py
 
 from __future__ import annotations
 
+import re
+
 ENGINE_CRASH_TYPES = frozenset({"TypeError", "AttributeError", "KeyError", "ZeroDivisionError"})
 
 
@@ -62,3 +64,30 @@ def conformance_failure(
 def assert_conforms(vllm: dict[str, object], generated: dict[str, object], field: str) -> None:
     failure = conformance_failure(vllm, generated, field)
     assert failure is None, failure
+
+
+# vLLM 0.33.0's ModelConfig when the registry's inspection subprocess failed for the architecture
+# (model_executor/models/registry.py, _raise_for_unsupported); the cause is only in its log.
+_INSPECTION_FAILED = re.compile(
+    r"Model architectures \[(?P<archs>'[^']+'(, '[^']+')*)\] failed to be inspected\. "
+    r"Please check the logs for more details\."
+)
+
+
+def torchvision_inspection_failure(
+    vllm: dict[str, object], inspection_failures: dict[str, str]
+) -> list[str]:
+    """The architectures vLLM could not inspect because torchvision would not import, when
+    ``vllm`` is exactly that ValueError and the driver recorded, for every architecture it
+    names, a last traceback line naming torchvision; else []. The CPU conformance venv has no
+    torchvision that loads beside torch 2.13.0+cpu, and Qwen3.5 / Qwen4Exp's model modules
+    import it (through transformers' Qwen2-VL image processor)."""
+    if vllm.get("raises") != "ValueError":
+        return []
+    named = _INSPECTION_FAILED.fullmatch(str(vllm.get("message", "")))
+    if named is None:
+        return []
+    archs = re.findall(r"'([^']+)'", named["archs"])
+    if all("torchvision" in inspection_failures.get(arch, "") for arch in archs):
+        return archs
+    return []

@@ -353,6 +353,44 @@ class _Captured:
         return False
 
 
+class _InspectionFailures:
+    """Why vLLM failed to inspect each architecture, while the block runs: the last line of the
+    traceback its inspection subprocess printed (``ModuleNotFoundError: No module named
+    'torchvision'``). vLLM logs it once per architecture (the inspection is memoised) and raises
+    only "failed to be inspected", so the site keeps the line for every later case."""
+
+    def __init__(self):
+        import logging
+
+        self.failures: dict[str, str] = {}
+        self.handler = logging.Handler()
+        self.handler.emit = self._keep
+
+    def _keep(self, record) -> None:
+        if not record.getMessage().startswith("Error in inspecting model architecture"):
+            return
+        error = record.exc_info[1] if record.exc_info else None
+        lines = [line for line in str(error).splitlines() if line.strip()]
+        self.failures[str(record.args[0])] = lines[-1] if lines else ""
+
+    def __enter__(self):
+        import logging
+
+        logging.getLogger("vllm").addHandler(self.handler)
+        return self
+
+    def __exit__(self, *exc):
+        import logging
+
+        logging.getLogger("vllm").removeHandler(self.handler)
+        return False
+
+    def named_in(self, outcome: dict[str, object]) -> dict[str, str]:
+        """The failures of the architectures an outcome's message names."""
+        message = str(outcome.get("message", ""))
+        return {arch: line for arch, line in self.failures.items() if repr(arch) in message}
+
+
 def site_speculative(cases: dict[str, dict]) -> dict[str, dict]:
     import tempfile
 
@@ -362,6 +400,7 @@ def site_speculative(cases: dict[str, dict]) -> dict[str, dict]:
     models = {}
     targets = {}
     answers = {}
+    inspections = _InspectionFailures()
     for case_id, case in sorted(cases.items()):
         key = json.dumps(case["hf_config"], sort_keys=True)
         if key not in models:
@@ -414,7 +453,11 @@ def site_speculative(cases: dict[str, dict]) -> dict[str, dict]:
                 "warnings": [m for m in captured.messages if "num_speculative_tokens" in m],
             }
 
-        answers[case_id] = {"vllm": engine_outcome(engine), "generated": outcome(ours)}
+        with inspections:
+            answer = {"vllm": engine_outcome(engine), "generated": outcome(ours)}
+        if failures := inspections.named_in(answer["vllm"]):
+            answer["inspection_failures"] = failures
+        answers[case_id] = answer
     return answers
 
 
