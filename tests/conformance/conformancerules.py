@@ -75,14 +75,15 @@ _INSPECTION_FAILED = re.compile(
 
 
 def torchvision_inspection_failure(
-    vllm: dict[str, object], inspection_failures: dict[str, str]
+    vllm: dict[str, object], inspection_failures: dict[str, str], raises: str = "ValueError"
 ) -> list[str]:
     """The architectures vLLM could not inspect because torchvision would not import, when
-    ``vllm`` is exactly that ValueError and the driver recorded, for every architecture it
-    names, a last traceback line naming torchvision; else []. The CPU conformance venv has no
+    ``vllm`` is exactly that error (``raises``: the type as the driver records it, the
+    ValueError, or pydantic's ValidationError around it) and the driver recorded, for every
+    architecture it names, a last traceback line naming torchvision; else []. The CPU venv has no
     torchvision that loads beside torch 2.13.0+cpu, and Qwen3.5 / Qwen4Exp's model modules
     import it (through transformers' Qwen2-VL image processor)."""
-    if vllm.get("raises") != "ValueError":
+    if vllm.get("raises") != raises:
         return []
     named = _INSPECTION_FAILED.fullmatch(str(vllm.get("message", "")))
     if named is None:

@@ -142,3 +142,12 @@ NO_TORCHVISION = {"Qwen3_5ForCausalLM": "ModuleNotFoundError: No module named 't
 )
 def test_what_counts_as_vllm_failing_on_torchvision(vllm, failures, archs):
     assert torchvision_inspection_failure(vllm, failures) == archs
+
+
+def test_the_recorded_type_of_the_inspection_failure_is_the_sites():
+    wrapped = {**NOT_INSPECTED, "raises": "ValidationError"}
+    assert torchvision_inspection_failure(wrapped, NO_TORCHVISION) == []
+    assert torchvision_inspection_failure(wrapped, NO_TORCHVISION, "ValidationError") == [
+        "Qwen3_5ForCausalLM"
+    ]
+    assert torchvision_inspection_failure(NOT_INSPECTED, NO_TORCHVISION, "ValidationError") == []
