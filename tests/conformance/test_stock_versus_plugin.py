@@ -353,10 +353,15 @@ def test_v4_and_v41_behave_as_stock_vllm_with_the_plugin(compared):
     for name, covered in refused.items():
         assert covered, f"the crash rule {name!r} matches no case: stale"
     print(
-        f"\nstock versus plugin: {len(cases)} cases, {len(differ)} mismatches, "
-        + ", ".join(f"{len(v)} x {k}" for k, v in refused.items())
+        f"\nstock versus plugin: {len(cases) - len(uninspectable)} of {len(cases)} cases compared "
+        f"({len(uninspectable)} not: torchvision), {len(differ)} mismatches, "
+        + ", ".join(f"{len(v)} x {k} {_per_variant(v)}" for k, v in refused.items())
         + f"; both runs {compared['wall']:.0f} s wall"
     )
+
+
+def _per_variant(cases: list[dict]) -> dict[str, int]:
+    return dict(sorted(Counter(c.get("variant") for c in cases).items()))
 
 
 def test_the_cases_vllm_cannot_inspect_here_are_the_qwen35_and_qwen4exp_targets(compared):
