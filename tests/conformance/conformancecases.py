@@ -154,16 +154,21 @@ def plugin_cases() -> dict[str, dict]:
 
 
 def binding_cases() -> dict[str, dict]:
-    """One engine name per family that the generated _binding takes from vLLM: a KV spec type
-    the spec names, deleted from vLLM's module before the import."""
+    """One engine name per family that the generated _binding takes from vLLM, deleted from
+    vLLM's module before the import: a KV spec type the spec names, or, for a family that names
+    none (Qwen's hybrid KV is a linear-attention state), CUDAGraphMode, which every family's
+    runner rules bind."""
     cases = {}
     for family in families():
-        spec_type = next(t for v in family.variants if v.kv_cache for t in v.kv_cache.spec_types)
-        cases[f"{family.name}:{spec_type.name}"] = {
-            "package": family.name,
-            "module": "vllm.v1.kv_cache_interface",
-            "name": spec_type.name,
-        }
+        spec_type = next(
+            (t.name for v in family.variants if v.kv_cache for t in v.kv_cache.spec_types), None
+        )
+        module, name = (
+            ("vllm.v1.kv_cache_interface", spec_type)
+            if spec_type
+            else ("vllm.config.compilation", "CUDAGraphMode")
+        )
+        cases[f"{family.name}:{name}"] = {"package": family.name, "module": module, "name": name}
     return cases
 
 
