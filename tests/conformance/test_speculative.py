@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 from conformancecases import speculative_cases
-from conformancerules import assert_conforms, torchvision_inspection_failure
+from conformancerules import assert_conforms, xfail_where_vllm_cannot_inspect
 
 CASES = speculative_cases()
 COMPARED_INSTEAD = (
@@ -27,11 +27,5 @@ COMPARED_INSTEAD = (
 @pytest.mark.parametrize("case_id", sorted(CASES))
 def test_speculative_config_is_vllms(driver, case_id):
     answer = driver.run("speculative", CASES)[case_id]
-    archs = torchvision_inspection_failure(answer["vllm"], answer.get("inspection_failures", {}))
-    if archs:
-        pytest.xfail(
-            f"vLLM 0.33.0 cannot inspect {', '.join(archs)} in the CPU conformance venv: its "
-            f"model module imports torchvision, which does not load beside torch 2.13.0+cpu; "
-            + COMPARED_INSTEAD
-        )
+    xfail_where_vllm_cannot_inspect(answer, COMPARED_INSTEAD)
     assert_conforms(answer["vllm"], answer["generated"], "num_speculative_tokens")
