@@ -1922,14 +1922,24 @@ _REVIEW = Obj(
 # through an unset value reads as unset.
 _ENGINE_PATH = Str(pattern=anchored(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*"))
 
+# A hook compares an engine setting with a literal: an integer the generated rules table holds
+# as a Python int, bounded to 64 bits like the HF config's values.
+_HOOK_SCALAR = {
+    "type": ["integer", "string", "boolean"],
+    "minimum": -9223372036854775808,
+    "maximum": 9223372036854775807,
+    "x-range": "a 64-bit integer",
+}
+_HOOK_INT = Int(minimum=-9223372036854775808, maximum=9223372036854775807, range="a 64-bit integer")
+
 _HOOK_TEST_FIELDS = (
     Field("path", _ENGINE_PATH, doc="The value tested (with one comparison below)."),
-    Field("eq", Raw(schema_={"type": ["integer", "string", "boolean"]}), doc="Equal to."),
-    Field("ne", Raw(schema_={"type": ["integer", "string", "boolean"]}), doc="Not equal to."),
-    Field("lt", Int(), doc="Below."),
-    Field("le", Int(), doc="At most."),
-    Field("gt", Int(), doc="Above."),
-    Field("ge", Int(), doc="At least."),
+    Field("eq", Raw(schema_=_HOOK_SCALAR), doc="Equal to."),
+    Field("ne", Raw(schema_=_HOOK_SCALAR), doc="Not equal to."),
+    Field("lt", _HOOK_INT, doc="Below."),
+    Field("le", _HOOK_INT, doc="At most."),
+    Field("gt", _HOOK_INT, doc="Above."),
+    Field("ge", _HOOK_INT, doc="At least."),
     Field("in", List(items=Str(), min_items=1), doc="One of."),
     Field("not_in", List(items=Str(), min_items=1), doc="None of."),
     Field("set", Bool(), doc="true: the value is set (not None); false: it is unset."),
