@@ -176,7 +176,14 @@ _METHOD = Obj(
                         ),
                         Field(
                             "default",
-                            Raw(schema_={"type": ["integer", "boolean", "string", "null"]}),
+                            Raw(
+                                schema_={
+                                    "type": ["integer", "boolean", "string", "null"],
+                                    "minimum": -9223372036854775808,
+                                    "maximum": 9223372036854775807,
+                                    "x-range": "a 64-bit integer",
+                                }
+                            ),
                             doc=(
                                 "The value when the source is unset: the engine's getattr "
                                 "default, or the default of the HF config class the engine "
