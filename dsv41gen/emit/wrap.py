@@ -575,10 +575,13 @@ def _split_literal(line: str, literal: _Literal, width: int) -> list[str] | None
     indent = " " * _indentation(line)
     inner = indent + "    "
     pieces = _pieces(text, prefix[0], width - len(inner), 0)
-    if len(pieces) < 2:
+    in_brackets = head.rstrip().endswith(("(", "[", "{", ","))
+    # a literal after other code on its row in brackets (`else 'text'`) fits once it has a row of
+    # its own, even when it is one piece
+    moves_down = literal.depth > 0 and not in_brackets and head.strip()
+    if len(pieces) < 2 and not (moves_down and len(inner + pieces[0]) <= width):
         return None
     rows = [inner + piece + "\n" for piece in pieces]
-    in_brackets = head.rstrip().endswith(("(", "[", "{", ","))
     if literal.depth > 0 and (literal.joined or (in_brackets and not grouped)):
         # in brackets already: the pieces go on rows of their own, bare (a joined literal's
         # pieces join its neighbours), and the formatter lays them out
