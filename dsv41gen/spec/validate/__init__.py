@@ -81,6 +81,7 @@ RULES: tuple[Rule, ...] = (
     Rule(kernels._kv_cache_spec_types, ("kv_cache",)),
     Rule(engine_names._kv_spec_types_in_engine, ("kv_cache",)),
     Rule(engine_names._registry_targets_in_engine, ("architectures",)),
+    Rule(engine_names._backend_names_in_engine, ("attention_backends",)),
     Rule(kernels._mx_format, ("quantization",)),
     Rule(kernels._rope_kv_insert, ("kernels",)),
     Rule(kernels._compress_ratio_message_fields, ("kv_cache", "variant")),
