@@ -948,6 +948,27 @@ specs/deepseek_v41.yaml:@    unsupported_compress_ratio_message: >-@:5: kv_cache
 
 CASES += [
     (
+        "backend_engine_names_vllm_lacks",
+        [
+            (
+                V4,
+                "parent_module: vllm.v1.attention.backends.mla.indexer",
+                "parent_module: vllm.v1.attention.backends.mla.indexr",
+            ),
+            (
+                V41,
+                "class: DeepseekV41SparseIndexerMetadataBuilder",
+                "class: DeepseekV41SparseIndexerMetadataBuildr",
+            ),
+            (V41, "sparse_mla.FlashMLAMegaAttnBackend", "sparse_mla.FlashMLAMegaAtnBackend"),
+        ],
+        """
+specs/deepseek_v4.yaml:@parent_module: vllm.v1.attention.backends.mla.indexr@:5: attention_backends.DeepseekV4IndexerBackend.parent_module: vLLM 0.33.0 has no module 'vllm.v1.attention.backends.mla.indexr' to take the base backend from: name the module that defines `parent`; did you mean 'vllm.v1.attention.backends.mla.indexer'?
+specs/deepseek_v41.yaml:@class: DeepseekV41SparseIndexerMetadataBuildr@:7: attention_backends.DeepseekV41SparseIndexerBackend.metadata_builder.class: vllm.v1.attention.backends.mla.sparse_indexer in vLLM 0.33.0 binds no 'DeepseekV41SparseIndexerMetadataBuildr' for the metadata builder (it has AttentionSpec, CommonAttentionMetadata, DeepseekV32IndexerMetadata, DeepseekV32IndexerMetadataBuilder, DeepseekV41IndexerBackend, DeepseekV41SparseIndexerBackend, DeepseekV41SparseIndexerMetadata, DeepseekV41SparseIndexerMetadataBuilder, SparseMQARowsMetadata, VllmConfig); did you mean 'DeepseekV41SparseIndexerMetadataBuilder'?
+specs/deepseek_v41.yaml:@class_path: vllm.models.deepseek_v41.sparse_mla.FlashMLAMegaAtnBackend@:5: attention_backends.FLASHMLA_MEGA_ATTN_DSV41.class_path: vllm.models.deepseek_v41.sparse_mla in vLLM 0.33.0 binds no 'FlashMLAMegaAtnBackend' (it has Any, AttentionBackend, AttentionCGSupport, AttentionMetadata, AttentionMetadataBuilder, AttentionSpec, CacheDType, ClassVar, CommonAttentionMetadata, DeepseekSparseSWAMetadata, DeepseekSparseSWAMetadataBuilder, DeepseekV41SparseSWAMetadataBuilder, DeepseekV4FlashMLABackend, DeepseekV4FlashMLAMetadata, DeepseekV4FlashMLAMetadataBuilder, DeepseekV4SparseMLABackend, DeepseekV4SparseMLAMetadataBuilder, DeviceCapability, FlashMLAMegaAttnBackend, MultipleOf, ... (21 in all)); did you mean 'FlashMLAMegaAttnBackend'?
+""",
+    ),
+    (
         "generated_name_clashes_with_the_language_and_the_generated_modules",
         [
             (V4, "  name: deepseek_v4\n", "  name: json\n"),
@@ -1220,6 +1241,7 @@ def test_golden_case_count_and_rules_covered():
         "inherited_messages_name_their_variant": "inherited_message_names_the_ancestor",
         "kv_spec_types_in_engine": "kv_spec_type_vllm_lacks",
         "registry_targets_in_engine": "registry_target_vllm_lacks",
+        "backend_names_in_engine": "backend_engine_names_vllm_lacks",
         "model_type_lists": "draft_architecture_for_a_model_type_not_the_variants",
         "draft_architectures_by_model_type_registered": "draft_architecture_by_model_type_unregistered",
         "checkpoint_name_rules": "checkpoint_name_rule_with_two_tests_and_no_action",

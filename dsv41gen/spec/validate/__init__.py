@@ -97,6 +97,7 @@ RULES: tuple[Rule, ...] = (
     Rule(kernels._kv_cache_spec_types, ("kv_cache",)),
     Rule(engine_names._kv_spec_types_in_engine, ("kv_cache",)),
     Rule(engine_names._registry_targets_in_engine, ("architectures",)),
+    Rule(engine_names._backend_names_in_engine, ("attention_backends",)),
     Rule(linear_attention.linear_attention_states, ("kv_cache",)),
     Rule(kernels._mx_format, ("quantization",)),
     Rule(kernels._rope_kv_insert, ("kernels",)),
