@@ -74,7 +74,7 @@ RULES: tuple[Rule, ...] = (
     Rule(rules._weight_set_block, ("checkpoint", "hf_config")),
     Rule(rules._block_sizes_powers_of_two, ("attention_backends",), typed=True),
     Rule(rules._sparse_mla_entries, ("attention_backends",), typed=True),
-    Rule(rules._backend_parents, ("attention_backends", "kv_cache")),
+    Rule(rules._backend_parents, ("attention_backends", "kv_cache"), typed=True),
     Rule(rules._num_speculative_tokens_default, ("speculative",)),
     Rule(rules._runner_architectures_known, ("architectures", "runner")),
     Rule(kernels._kv_spec_types, ("kv_cache",)),

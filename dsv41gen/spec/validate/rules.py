@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...errors import did_you_mean
 from ..limits import MAX_EXPERTS, MAX_STAGES, MAX_TOKENS_PER_ROUND
-from ..model import BackendKind, Method
+from ..model import AttentionBackend, BackendKind, Method
 from ..resolve import ResolvedSpec
 from .report import Report
 from .schema import _deleted_at, _number
@@ -363,75 +363,67 @@ def _sparse_mla_entries(spec: TypedSpec, report: Report) -> None:
             )
 
 
-def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
-    backends = _lineage_section(spec, "attention_backends")
-    for backend, body in spec.data.get("attention_backends", {}).items():
-        parent = body.get("parent")
-        here = ("attention_backends", backend)
-        if body.get("kind", "indexer") == "sparse_mla":
+def _backend_parents(spec: TypedSpec, report: Report) -> None:
+    backends = spec.lineage_backends
+    for backend in spec.backends:
+        parent = backend.parent
+        here = ("attention_backends", backend.key)
+        if backend.kind is BackendKind.SPARSE_MLA:
             continue  # _sparse_mla_entries
+        engine_parent = parent not in backends and backend.parent_module is not None
         if parent is None:
             report(
                 here,
                 "missing required field 'parent' (another backend of the family, or an engine class with parent_module)",
             )
-        elif parent not in backends and "parent_module" not in body:
+        elif parent not in backends and backend.parent_module is None:
             report(
                 here + ("parent",),
                 f"unknown parent {parent!r}: not a backend of this family; name one, or give "
                 "`parent_module` for an engine class" + did_you_mean(parent, backends),
             )
-        elif parent in backends and "parent_module" in body:
+        elif parent in backends and backend.parent_module is not None:
             report(
                 here + ("parent_module",),
                 f"{parent!r} is a backend of this family; drop `parent_module`",
             )
-        elif parent == backend:
+        elif parent == backend.key:
             report(here + ("parent",), "a backend cannot be its own parent")
-        elif (
-            isinstance(backends.get(parent), dict) and backends[parent].get("kind") == "sparse_mla"
-        ):
+        elif parent in backends and backends[parent].kind is BackendKind.SPARSE_MLA:
             # a sparse_mla entry is a registered name with block sizes: no class to derive from
             report(
                 here + ("parent",),
                 f"{parent!r} is a sparse_mla entry, which generates no class; name an indexer "
                 "backend of the family, or an engine class with `parent_module`",
             )
-        if parent not in backends and "parent_module" in body and "kernel_block_sizes" not in body:
+        if engine_parent and backend.kernel_block_sizes is None:
             report(here, "an engine-parented backend must state kernel_block_sizes")
-        if parent not in backends and "parent_module" in body:
-            _engine_parent_binds_once(spec, backend, parent, body["parent_module"], report)
+        if engine_parent:
+            _engine_parent_binds_once(spec, backend, report)
 
 
-def _engine_parent_binds_once(
-    spec: ResolvedSpec, backend: str, parent: object, module: object, report: Report
-) -> None:
+def _engine_parent_binds_once(spec: TypedSpec, backend: AttentionBackend, report: Report) -> None:
     """The generated _binding module imports each engine parent by its name, beside the KV spec
     types: one name, one class. A parent named like a KV spec type (or imported from two
     modules) would bind one name twice (ruff F811) and silently pick one of them."""
-    here = ("attention_backends", backend, "parent")
-    kv_types: set[object] = set()
-    for data in [doc.data for doc in spec.lineage] + [spec.data]:
-        # a spec's own text may say `kv_cache: !delete` or `spec_types: !delete`
-        kv = data.get("kv_cache")
-        types = kv.get("spec_types") if isinstance(kv, dict) else None
-        kv_types |= set(types) if isinstance(types, dict) else set()
-    if parent in kv_types:
+    here = ("attention_backends", backend.key, "parent")
+    parent, module = backend.parent, backend.parent_module
+    if parent in spec.lineage_kv_spec_types:
         report(
             here,
             f"{parent!r} is also a KV spec type (kv_cache.spec_types.{parent}); the generated "
             "binding module binds each engine name once: name the engine class this backend "
             "extends, or rename the spec type",
         )
-    for other, body in spec.data.get("attention_backends", {}).items():
+    for other in spec.backends:
         if (
-            other < backend
-            and body.get("parent") == parent
-            and body.get("parent_module", module) != module
+            other.key < backend.key
+            and other.parent == parent
+            and (other.parent_module or module) != module
         ):
             report(
                 here,
-                f"{parent!r} is imported from {body.get('parent_module')!r} by {other} and from "
+                f"{parent!r} is imported from {other.parent_module!r} by {other.key} and from "
                 f"{module!r} here; one name binds one class: use the same parent_module",
             )
 
