@@ -52,12 +52,15 @@ def _functions(check) -> list[ast.FunctionDef]:
 
 
 def _typed_attributes(check) -> set[str]:
-    """The attributes of their first parameter (the spec) that ``check`` and its helpers read."""
+    """The attributes of the TypedSpec that ``check`` and its helpers read (a function's
+    first parameter, where it is annotated TypedSpec)."""
     used: set[str] = set()
     for node in _functions(check):
-        if not node.args.args:
+        first_arg = node.args.args[0] if node.args.args else None
+        annotation = first_arg.annotation if first_arg else None
+        if not (isinstance(annotation, ast.Name) and annotation.id == "TypedSpec"):
             continue
-        first = node.args.args[0].arg
+        first = first_arg.arg
         used |= {
             n.attr
             for n in ast.walk(node)
@@ -172,4 +175,13 @@ def test_a_typed_rule_reads_the_typed_model_of_its_declared_sections(rule):
 
 def test_there_is_a_typed_rule():
     typed = [r.name for r in validate.RULES if r.typed]
-    assert typed == ["block_sizes_powers_of_two", "sparse_mla_entries", "backend_parents"]
+    assert typed == [
+        "method_weights_declared",
+        "signature_names_declared_weights",
+        "weight_set_loader_rules",
+        "block_sizes_powers_of_two",
+        "sparse_mla_entries",
+        "backend_parents",
+        "hf_config_counts",
+        "speculative_token_limits",
+    ]

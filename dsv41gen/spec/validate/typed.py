@@ -15,9 +15,10 @@ reads as unknown (None), never as an error.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..model import AttentionBackend, BackendKind
+from ..model import AttentionBackend, BackendKind, SpeculativeMethod, WeightSet
 from ..resolve import ResolvedSpec
 
 
@@ -41,10 +42,15 @@ class TypedSpec:
         "backends": "attention_backends",
         "lineage_backends": "attention_backends",
         "lineage_kv_spec_types": "kv_cache",
+        "weight_sets": "checkpoint",
+        "methods": "speculative",
+        "hf_config": "hf_config",
     }
 
-    def __init__(self, spec: ResolvedSpec):
+    def __init__(self, spec: ResolvedSpec, well_formed: Mapping[str, bool]):
+        """``well_formed``: whether the schema found each top-level section well formed."""
         self.spec = spec
+        self.well_formed = well_formed
 
     def _lineage_mappings(self, section: str) -> list[dict]:
         """The section as each spec of the lineage writes it (where it is a mapping), root
@@ -81,3 +87,27 @@ class TypedSpec:
             if isinstance(types, dict):
                 names |= {name for name in types if isinstance(name, str)}
         return frozenset(names)
+
+    @functools.cached_property
+    def weight_sets(self) -> dict[str, WeightSet]:
+        """The weight sets by name, in the spec's order."""
+        section = self.spec.data.get(self.SECTIONS["weight_sets"], {})
+        sets = section.get("weight_sets", {})
+        return {name: WeightSet.parse(name, body) for name, body in sets.items()}
+
+    @functools.cached_property
+    def methods(self) -> tuple[SpeculativeMethod, ...]:
+        """The allowed methods, in the spec's order. A `weights:` reference resolves against
+        the weight sets only where the schema found the checkpoint well formed; elsewhere it
+        stays unresolved, and no rule that reads it runs (it reads the checkpoint too)."""
+        section = self.spec.data.get(self.SECTIONS["methods"], {})
+        sets = self.weight_sets if self.well_formed.get(self.SECTIONS["weight_sets"]) else {}
+        return tuple(
+            SpeculativeMethod.parse(name, body, sets)
+            for name, body in section.get("methods", {}).items()
+        )
+
+    @functools.cached_property
+    def hf_config(self) -> Mapping[str, object]:
+        """The reference checkpoint's config.json values: any YAML value each."""
+        return self.spec.data.get(self.SECTIONS["hf_config"], {})
