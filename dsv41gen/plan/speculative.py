@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..spec.model import Divisibility, Family, ForbiddenMethod, Method, SpeculativeMethod, Variant
+from ..spec.model import (
+    Divisibility,
+    Family,
+    ForbiddenMethod,
+    Method,
+    SpeculativeMethod,
+    Variant,
+    WeightSet,
+)
 from .dispatch import Site, family_methods, model_type_test, plan_sites
 from .engine import (
     METHODS_AFTER_MTP,
@@ -269,6 +277,7 @@ def forbidden_message(variant: Variant, forbidden: ForbiddenMethod) -> str:
     old = forbidden.ancestor_definition
     instead = variant.method(forbidden.use_instead)
     assert old is not None and instead is not None  # validation guarantees both
+    assert isinstance(old.weights, WeightSet) and isinstance(instead.weights, WeightSet)
     shipped = instead.weights.shipped
     missing = [
         name for name in old.weights.signature if not any(_matches(w, name) for w in shipped)

@@ -630,10 +630,20 @@ class DraftField:
 
 
 @dataclass(frozen=True)
+class UnresolvedWeightSet:
+    """A method's ``weights:`` that names no weight set of the spec. The typed parse is total
+    over what the schema admits, so the reference stays a value, and the rule that reads it
+    reports it at its file:line:col (validate's _method_weights_declared); a variant that
+    passed validation holds none."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class SpeculativeMethod:
     method: Method
     label: str
-    weights: WeightSet
+    weights: WeightSet | UnresolvedWeightSet
     draft_model_type: str
     draft_architecture: str | None
     tokens_per_round_sources: tuple[str, ...]
@@ -653,12 +663,12 @@ class SpeculativeMethod:
         return self.target_quantization.value if self.target_quantization else None
 
     @staticmethod
-    def parse(name: str, d: dict, weight_sets: dict[str, WeightSet]) -> SpeculativeMethod:
+    def parse(name: str, d: dict, weight_sets: Mapping[str, WeightSet]) -> SpeculativeMethod:
         rules = d["num_speculative_tokens"]
         return SpeculativeMethod(
             method=Method(name),
             label=d["label"],
-            weights=weight_sets[d["weights"]],
+            weights=weight_sets.get(d["weights"], UnresolvedWeightSet(d["weights"])),
             draft_model_type=d["draft_model_type"],
             draft_architecture=d.get("draft_architecture"),
             tokens_per_round_sources=tuple(d["tokens_per_round"]["sources"]),

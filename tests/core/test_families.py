@@ -19,9 +19,9 @@ RENAMES = [
     ("name: deepseek_v4", "name: other_v4"),
     ("model_type: deepseek_v4", "model_type: other_v4"),
 ]
-# the registry targets stay V4's: the build checks them against vLLM 0.33.0's own names, and
+# the engine targets (registry and backend class paths) stay V4's: the build checks them against vLLM 0.33.0's own names, and
 # two families may run one model class (it is not an identity)
-TARGETS = ("    module: ", "    class: ")
+TARGETS = ("    module: ", "    class: ", "    class_path: ")
 
 
 def other_family(specs: Path, undo: tuple[str, ...] = ()) -> Path:

@@ -29,10 +29,9 @@ def _function(module_name: str, name: str) -> tuple[object, ast.FunctionDef | No
     return module, found
 
 
-def _sections_named(check) -> set[str]:
-    """Section names written as string constants in ``check`` and in every function of the
-    validate package it calls, transitively."""
-    found: set[str] = set()
+def _functions(check) -> list[ast.FunctionDef]:
+    """``check`` and every function of the validate package it calls, transitively."""
+    found: list[ast.FunctionDef] = []
     todo = [(check.__module__, check.__name__)]
     seen: set[tuple[str, str]] = set()
     while todo:
@@ -41,14 +40,52 @@ def _sections_named(check) -> set[str]:
             continue
         seen.add(where)
         module, node = _function(*where)
-        for n in ast.walk(node) if node is not None else ():
-            if isinstance(n, ast.Constant) and n.value in SECTIONS:
-                found.add(n.value)
+        if node is None:
+            continue
+        found.append(node)
+        for n in ast.walk(node):
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
                 callee = getattr(module, n.func.id, None)
                 if inspect.isfunction(callee) and callee.__module__.startswith(validate.__name__):
                     todo.append((callee.__module__, callee.__name__))
     return found
+
+
+def _typed_attributes(check) -> set[str]:
+    """The attributes of the TypedSpec that ``check`` and its helpers read (a function's
+    first parameter, where it is annotated TypedSpec)."""
+    used: set[str] = set()
+    for node in _functions(check):
+        first_arg = node.args.args[0] if node.args.args else None
+        annotation = first_arg.annotation if first_arg else None
+        if not (isinstance(annotation, ast.Name) and annotation.id == "TypedSpec"):
+            continue
+        first = first_arg.arg
+        used |= {
+            n.attr
+            for n in ast.walk(node)
+            if isinstance(n, ast.Attribute)
+            and isinstance(n.value, ast.Name)
+            and n.value.id == first
+        }
+    return used
+
+
+def _sections_named(check) -> set[str]:
+    """Section names written as string constants in ``check`` and in every function of the
+    validate package it calls, transitively, and the sections behind the typed attributes
+    they read (TypedSpec.SECTIONS)."""
+    from dsv41gen.spec.validate.typed import TypedSpec
+
+    found = {
+        n.value
+        for node in _functions(check)
+        for n in ast.walk(node)
+        if isinstance(n, ast.Constant) and n.value in SECTIONS
+    }
+    return found | {
+        TypedSpec.SECTIONS[a] for a in _typed_attributes(check) if a in TypedSpec.SECTIONS
+    }
 
 
 @pytest.mark.parametrize("rule", validate.RULES, ids=lambda rule: rule.name)
@@ -131,17 +168,20 @@ def test_a_rule_that_raises_on_a_well_formed_spec_is_not_swallowed(monkeypatch):
 def test_a_typed_rule_reads_the_typed_model_of_its_declared_sections(rule):
     from dsv41gen.spec.validate.typed import TypedSpec
 
-    _, node = _function(rule.check.__module__, rule.check.__name__)
-    first = node.args.args[0].arg
-    used = {
-        n.attr
-        for n in ast.walk(node)
-        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == first
-    }
+    used = _typed_attributes(rule.check)  # its helpers' reads too
     assert used and used <= set(TypedSpec.SECTIONS), used  # no `spec.data`: no dicts
     assert {TypedSpec.SECTIONS[a] for a in used} <= set(rule.reads)
 
 
 def test_there_is_a_typed_rule():
     typed = [r.name for r in validate.RULES if r.typed]
-    assert typed == ["block_sizes_powers_of_two", "sparse_mla_entries"]
+    assert typed == [
+        "method_weights_declared",
+        "signature_names_declared_weights",
+        "weight_set_loader_rules",
+        "block_sizes_powers_of_two",
+        "sparse_mla_entries",
+        "backend_parents",
+        "hf_config_counts",
+        "speculative_token_limits",
+    ]

@@ -76,7 +76,7 @@ EVERY_VALUE = None
 # tests/core/test_validate_order.py checks each `reads` against the sections its code names.
 RULES: tuple[Rule, ...] = (
     Rule(rules._method_allowed_and_forbidden, ("speculative",)),
-    Rule(rules._method_weights_declared, ("checkpoint", "speculative")),
+    Rule(rules._method_weights_declared, ("checkpoint", "speculative"), typed=True),
     Rule(rules._draft_architecture_registered, ("architectures", "speculative")),
     Rule(model_types.model_type_lists, ("speculative", "variant")),
     Rule(
@@ -85,12 +85,12 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(checkpoint_names.checkpoint_name_rules, ("architectures",)),
     Rule(config_hooks.config_hook_rules, ("architectures", "config_hooks")),
-    Rule(rules._signature_names_declared_weights, ("checkpoint",)),
-    Rule(rules._weight_set_loader_rules, ("checkpoint", "hf_config")),
+    Rule(rules._signature_names_declared_weights, ("checkpoint",), typed=True),
+    Rule(rules._weight_set_loader_rules, ("checkpoint", "hf_config"), typed=True),
     Rule(rules._weight_set_block, ("checkpoint", "hf_config")),
     Rule(rules._block_sizes_powers_of_two, ("attention_backends",), typed=True),
     Rule(rules._sparse_mla_entries, ("attention_backends",), typed=True),
-    Rule(rules._backend_parents, ("attention_backends", "kv_cache")),
+    Rule(rules._backend_parents, ("attention_backends", "kv_cache"), typed=True),
     Rule(rules._num_speculative_tokens_default, ("speculative",)),
     Rule(rules._runner_architectures_known, ("architectures", "runner")),
     Rule(kernels._kv_spec_types, ("kv_cache",)),
@@ -107,8 +107,8 @@ RULES: tuple[Rule, ...] = (
         rules._inherited_messages_name_their_variant,
         ("kv_cache", "runner", "speculative", "variant"),
     ),
-    Rule(rules._hf_config_counts, ("checkpoint", "hf_config", "speculative")),
-    Rule(rules._speculative_token_limits, ("hf_config", "speculative")),
+    Rule(rules._hf_config_counts, ("checkpoint", "hf_config", "speculative"), typed=True),
+    Rule(rules._speculative_token_limits, ("hf_config", "speculative"), typed=True),
     Rule(rules._engine_known, ("engine",)),
     Rule(_rope_kv_capabilities, ("kernels",)),
     Rule(names._generated_names, ("attention_backends", "kv_cache", "variant")),
@@ -148,9 +148,12 @@ def validate_spec(spec: ResolvedSpec, diagnostics: Diagnostics) -> None:
         # a field a spec of the lineage deleted is reported at that `!delete`
         diagnostics.add(_deleted_at(spec, path) or spec.where(path), dotted(path), message)
 
-    typed = TypedSpec(spec)
+    def trusted(sections: tuple[str, ...]) -> bool:
+        return broken is not None and broken.isdisjoint(sections)
+
+    typed = TypedSpec(spec, {name: trusted((name,)) for name in TypedSpec.SECTIONS.values()})
     for rule in RULES:
-        if rule.reads is EVERY_VALUE or (broken is not None and broken.isdisjoint(rule.reads)):
+        if rule.reads is EVERY_VALUE or trusted(rule.reads):
             rule.check(typed if rule.typed else spec, report)  # type: ignore[arg-type]
 
 

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ...errors import did_you_mean
 from ..limits import MAX_EXPERTS, MAX_STAGES, MAX_TOKENS_PER_ROUND
-from ..model import BackendKind, Method
+from ..model import (
+    AttentionBackend,
+    BackendKind,
+    Block,
+    Divisibility,
+    Method,
+    NumSpeculativeTokensDefault,
+    SpeculativeMethod,
+    UnresolvedWeightSet,
+)
 from ..resolve import ResolvedSpec
 from .report import Report
 from .schema import _deleted_at, _number
@@ -70,13 +81,13 @@ def _ancestor_method(spec: ResolvedSpec, method: str) -> dict | None:
     return None
 
 
-def _method_weights_declared(spec: ResolvedSpec, report: Report) -> None:
-    sets = spec.data.get("checkpoint", {}).get("weight_sets", {})
-    for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
-        weights = body.get("weights")
-        if weights is not None and weights not in sets:
+def _method_weights_declared(spec: TypedSpec, report: Report) -> None:
+    sets = spec.weight_sets
+    for method in spec.methods:
+        if isinstance(method.weights, UnresolvedWeightSet):
+            weights = method.weights.name
             report(
-                ("speculative", "methods", method, "weights"),
+                ("speculative", "methods", method.method.value, "weights"),
                 f"weight set {weights!r} is not declared under checkpoint.weight_sets"
                 + (
                     did_you_mean(weights, sets)
@@ -106,33 +117,21 @@ def _draft_architecture_registered(spec: ResolvedSpec, report: Report) -> None:
             )
 
 
-def _shipped_names(body: dict) -> list[str]:
-    shared = body.get("shared") or {}
-    derived = body.get("derived") or {}
-    return (
-        list(body.get("required", []))
-        + list(body.get("optional", []))
-        + list(shared.get("required", []))
-        + list(shared.get("optional", []))
-        + [d.get("from") for d in derived.values() if isinstance(d, dict) and d.get("from")]
-    )
-
-
-def _names_or_prefix(item: str, names: list[str]) -> bool:
+def _names_or_prefix(item: str, names: tuple[str, ...]) -> bool:
     return any(w == item or w.startswith(item + ".") or w.startswith(item) for w in names)
 
 
-def _signature_names_declared_weights(spec: ResolvedSpec, report: Report) -> None:
-    for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
-        names = _shipped_names(body)
-        for i, item in enumerate(body.get("signature", [])):
+def _signature_names_declared_weights(spec: TypedSpec, report: Report) -> None:
+    for name, weight_set in spec.weight_sets.items():
+        names = weight_set.shipped
+        for i, item in enumerate(weight_set.signature):
             if not _names_or_prefix(item, names):
                 report(
                     ("checkpoint", "weight_sets", name, "signature", i),
                     f"{item!r} names no weight of this set (nor a prefix of one)"
                     + did_you_mean(item, names),
                 )
-        overlap = sorted(set(body.get("required", [])) & set(body.get("optional", [])))
+        overlap = sorted(set(weight_set.required) & set(weight_set.optional))
         if overlap:
             report(
                 ("checkpoint", "weight_sets", name, "optional"),
@@ -140,18 +139,18 @@ def _signature_names_declared_weights(spec: ResolvedSpec, report: Report) -> Non
             )
 
 
-def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
+def _weight_set_loader_rules(spec: TypedSpec, report: Report) -> None:
     """The loader rules of a weight set can all hold at once: some weight is required, a weight
     is per stage or model-level (not both), renames and rejections name what the set ships or
     must not, derived parameters have a model-level prefix, and maps_to's offset field is an
     hf_config field the family reads."""
-    hf = spec.data.get("hf_config", {})
-    for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
+    hf = spec.hf_config
+    for name, weight_set in spec.weight_sets.items():
         at = ("checkpoint", "weight_sets", name)
-        shared = body.get("shared") or {}
-        per_stage = list(body.get("required", [])) + list(body.get("optional", []))
-        model_level = list(shared.get("required", [])) + list(shared.get("optional", []))
-        if not body.get("required") and not shared.get("required"):
+        shared = weight_set.shared
+        per_stage = weight_set.required + weight_set.optional
+        model_level = shared.required + shared.optional if shared else ()
+        if not weight_set.required and not (shared and shared.required):
             report(
                 (*at, "required"),
                 "the set requires no weight: list the weights every stage has under `required` "
@@ -163,15 +162,15 @@ def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
                 f"{both!r} is listed per stage and in `shared`: the engine loads a weight either "
                 "per stage or once at model level",
             )
-        shipped = _shipped_names(body)
-        for source in body.get("renames", {}) or {}:
+        shipped = weight_set.shipped
+        for source, _ in weight_set.renames:
             if source not in shipped:
                 report(
                     (*at, "renames", source),
                     f"{source!r} renames no weight of this set (renames go from a checkpoint name "
                     "the set lists to the engine's parameter name)" + did_you_mean(source, shipped),
                 )
-        for i, item in enumerate(body.get("rejected", []) or []):
+        for i, item in enumerate(weight_set.rejected):
             clash = [w for w in shipped if w == item or w.startswith(item + ".")]
             if clash:
                 report(
@@ -179,22 +178,22 @@ def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
                     f"{item!r} is rejected but the set ships {', '.join(clash)}: a checkpoint "
                     "could never satisfy both",
                 )
-        block = body.get("block") or {}
-        routed = (block.get("experts") or {}).get("prefix", "").split("{e}")[0].rstrip(".")
+        block = weight_set.block
+        experts = block.experts if block else None
+        routed = experts.prefix.split("{e}")[0].rstrip(".") if experts else ""
         weights = list(
             dict.fromkeys(
                 [
                     *shipped,
-                    *(body.get("derived") or {}),
-                    *block.get("required", []),
-                    *block.get("optional", []),
+                    *(parameter for parameter, _ in weight_set.derived),
+                    *(block.required + block.optional if block else ()),
                     *([routed] if routed else []),  # every routed expert's weights
                 ]
             )
         )
-        _block_parameters_are_declared(report, at, block)
-        completeness = body.get("completeness") or {}
-        for i, item in enumerate(completeness.get("untracked", []) or []):
+        if block is not None:
+            _block_parameters_are_declared(report, at, block)
+        for i, item in enumerate(weight_set.completeness.untracked):
             if item not in weights:
                 report(
                     (*at, "completeness", "untracked", i),
@@ -203,15 +202,14 @@ def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
                     "weight; the routed experts by their prefix before `{e}`)"
                     + did_you_mean(item, weights),
                 )
-        if body.get("derived") and "shared" not in body:
+        if weight_set.derived and shared is None:
             report(
                 (*at, "derived"),
                 "derived parameters are model-level: declare `shared.maps_to` (the model-level "
                 "prefix they are built under)",
             )
-        maps_to = body.get("maps_to")
-        if isinstance(maps_to, str) and "+i}" in maps_to:
-            field = maps_to.split("{", 1)[1].split("+", 1)[0]
+        field = weight_set.maps_to.offset_field
+        if field is not None:
             if field not in hf:
                 report(
                     (*at, "maps_to"),
@@ -227,11 +225,11 @@ def _weight_set_loader_rules(spec: ResolvedSpec, report: Report) -> None:
                 )
 
 
-def _block_parameters_are_declared(report: Report, at: tuple, block: dict) -> None:
+def _block_parameters_are_declared(report: Report, at: tuple, block: Block) -> None:
     """`block.parameters` names weights the block declares: a name listed there is read as one
     tensor, so one that names no block weight would silently change nothing."""
-    declared = list(block.get("required", [])) + list(block.get("optional", []))
-    for i, item in enumerate(block.get("parameters") or []):
+    declared = block.required + block.optional
+    for i, item in enumerate(block.parameters):
         if item not in declared:
             report(
                 (*at, "block", "parameters", i),
@@ -363,75 +361,67 @@ def _sparse_mla_entries(spec: TypedSpec, report: Report) -> None:
             )
 
 
-def _backend_parents(spec: ResolvedSpec, report: Report) -> None:
-    backends = _lineage_section(spec, "attention_backends")
-    for backend, body in spec.data.get("attention_backends", {}).items():
-        parent = body.get("parent")
-        here = ("attention_backends", backend)
-        if body.get("kind", "indexer") == "sparse_mla":
+def _backend_parents(spec: TypedSpec, report: Report) -> None:
+    backends = spec.lineage_backends
+    for backend in spec.backends:
+        parent = backend.parent
+        here = ("attention_backends", backend.key)
+        if backend.kind is BackendKind.SPARSE_MLA:
             continue  # _sparse_mla_entries
+        engine_parent = parent not in backends and backend.parent_module is not None
         if parent is None:
             report(
                 here,
                 "missing required field 'parent' (another backend of the family, or an engine class with parent_module)",
             )
-        elif parent not in backends and "parent_module" not in body:
+        elif parent not in backends and backend.parent_module is None:
             report(
                 here + ("parent",),
                 f"unknown parent {parent!r}: not a backend of this family; name one, or give "
                 "`parent_module` for an engine class" + did_you_mean(parent, backends),
             )
-        elif parent in backends and "parent_module" in body:
+        elif parent in backends and backend.parent_module is not None:
             report(
                 here + ("parent_module",),
                 f"{parent!r} is a backend of this family; drop `parent_module`",
             )
-        elif parent == backend:
+        elif parent == backend.key:
             report(here + ("parent",), "a backend cannot be its own parent")
-        elif (
-            isinstance(backends.get(parent), dict) and backends[parent].get("kind") == "sparse_mla"
-        ):
+        elif parent in backends and backends[parent].kind is BackendKind.SPARSE_MLA:
             # a sparse_mla entry is a registered name with block sizes: no class to derive from
             report(
                 here + ("parent",),
                 f"{parent!r} is a sparse_mla entry, which generates no class; name an indexer "
                 "backend of the family, or an engine class with `parent_module`",
             )
-        if parent not in backends and "parent_module" in body and "kernel_block_sizes" not in body:
+        if engine_parent and backend.kernel_block_sizes is None:
             report(here, "an engine-parented backend must state kernel_block_sizes")
-        if parent not in backends and "parent_module" in body:
-            _engine_parent_binds_once(spec, backend, parent, body["parent_module"], report)
+        if engine_parent:
+            _engine_parent_binds_once(spec, backend, report)
 
 
-def _engine_parent_binds_once(
-    spec: ResolvedSpec, backend: str, parent: object, module: object, report: Report
-) -> None:
+def _engine_parent_binds_once(spec: TypedSpec, backend: AttentionBackend, report: Report) -> None:
     """The generated _binding module imports each engine parent by its name, beside the KV spec
     types: one name, one class. A parent named like a KV spec type (or imported from two
     modules) would bind one name twice (ruff F811) and silently pick one of them."""
-    here = ("attention_backends", backend, "parent")
-    kv_types: set[object] = set()
-    for data in [doc.data for doc in spec.lineage] + [spec.data]:
-        # a spec's own text may say `kv_cache: !delete` or `spec_types: !delete`
-        kv = data.get("kv_cache")
-        types = kv.get("spec_types") if isinstance(kv, dict) else None
-        kv_types |= set(types) if isinstance(types, dict) else set()
-    if parent in kv_types:
+    here = ("attention_backends", backend.key, "parent")
+    parent, module = backend.parent, backend.parent_module
+    if parent in spec.lineage_kv_spec_types:
         report(
             here,
             f"{parent!r} is also a KV spec type (kv_cache.spec_types.{parent}); the generated "
             "binding module binds each engine name once: name the engine class this backend "
             "extends, or rename the spec type",
         )
-    for other, body in spec.data.get("attention_backends", {}).items():
+    for other in spec.backends:
         if (
-            other < backend
-            and body.get("parent") == parent
-            and body.get("parent_module", module) != module
+            other.key < backend.key
+            and other.parent == parent
+            and (other.parent_module or module) != module
         ):
             report(
                 here,
-                f"{parent!r} is imported from {body.get('parent_module')!r} by {other} and from "
+                f"{parent!r} is imported from {other.parent_module!r} by {other.key} and from "
                 f"{module!r} here; one name binds one class: use the same parent_module",
             )
 
@@ -549,21 +539,23 @@ def _inherited_messages_name_their_variant(spec: ResolvedSpec, report: Report) -
                 break
 
 
-def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
+def _hf_config_counts(spec: TypedSpec, report: Report) -> None:
     """The hf_config values the generated code counts with: a stage count becomes one list of
     weight names per stage (100,000 stages once wrote a 518 MB test module), tokens per round
     become divisibility checks. Each must be a small positive integer."""
-    hf = spec.data.get("hf_config", {})
+    hf = spec.hf_config
     uses: dict[str, str] = {}
-    for name, body in spec.data.get("checkpoint", {}).get("weight_sets", {}).items():
-        for source in (body.get("stage_count") or {}).get("sources", []):
+    for name, weight_set in spec.weight_sets.items():
+        for source in weight_set.stage_count.sources:
             uses.setdefault(source, f"checkpoint.weight_sets.{name}.stage_count.sources")
-        experts = (body.get("block") or {}).get("experts") or {}
-        for source in (experts.get("count") or {}).get("sources", []):
+        experts = weight_set.block.experts if weight_set.block else None
+        for source in experts.count_sources if experts else ():
             uses.setdefault(source, f"checkpoint.weight_sets.{name}.block.experts.count.sources")
-    for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
-        for source in body.get("tokens_per_round", {}).get("sources", []):
-            uses.setdefault(source, f"speculative.methods.{method}.tokens_per_round.sources")
+    for method in spec.methods:
+        for source in method.tokens_per_round_sources:
+            uses.setdefault(
+                source, f"speculative.methods.{method.method.value}.tokens_per_round.sources"
+            )
     for field_name, use in uses.items():
         if field_name not in hf or hf[field_name] is None:
             continue
@@ -582,54 +574,63 @@ def _hf_config_counts(spec: ResolvedSpec, report: Report) -> None:
             )
 
 
+def _first_count(hf: Mapping[str, object], fields: tuple[str, ...]) -> tuple[str, int] | None:
+    """The first of ``fields`` that hf_config sets to a positive integer, with its value."""
+    for field in fields:
+        value = hf.get(field)
+        if isinstance(value, int) and _is_count(value):
+            return field, value
+    return None
+
+
 def _default_within_maximum(
-    hf: dict, method: str, body: dict, maximum: int, report: Report
+    hf: Mapping[str, object], method: SpeculativeMethod, maximum: int, report: Report
 ) -> None:
     """The default num_speculative_tokens the reference hf_config gives must meet the maximum:
     otherwise the variant's own checkpoint cannot be served without naming the count."""
-    rules = body.get("num_speculative_tokens", {})
-    default = rules.get("default", "tokens_per_round")
-    if default == "draft_config_fields":
-        fields = rules.get("default_sources", [])
-    elif default == "tokens_per_round":
-        fields = body.get("tokens_per_round", {}).get("sources", [])
+    rules = method.num_speculative_tokens
+    if rules.default is NumSpeculativeTokensDefault.DRAFT_CONFIG_FIELDS:
+        fields = rules.default_sources
+    elif rules.default is NumSpeculativeTokensDefault.TOKENS_PER_ROUND:
+        fields = method.tokens_per_round_sources
     else:
         return
-    field = next((f for f in fields if _is_count(hf.get(f))), None)
-    if field is None or not isinstance(maximum, int) or hf[field] <= maximum:
+    found = _first_count(hf, fields)
+    if found is None or found[1] <= maximum:
         return
+    field, default = found
     report(
-        ("speculative", "methods", method, "num_speculative_tokens", "maximum"),
-        f"maximum {maximum} is below the default num_speculative_tokens, {hf[field]} "
+        ("speculative", "methods", method.method.value, "num_speculative_tokens", "maximum"),
+        f"maximum {maximum} is below the default num_speculative_tokens, {default} "
         f"(hf_config.{field}): a request that names no count would be refused; raise the "
-        f"maximum to at least {hf[field]} or lower hf_config.{field}",
+        f"maximum to at least {default} or lower hf_config.{field}",
     )
 
 
-def _speculative_token_limits(spec: ResolvedSpec, report: Report) -> None:
-    hf = spec.data.get("hf_config", {})
-    for method, body in spec.data.get("speculative", {}).get("methods", {}).items():
-        rules = body.get("num_speculative_tokens", {})
-        maximum = rules.get("maximum")
+def _speculative_token_limits(spec: TypedSpec, report: Report) -> None:
+    hf = spec.hf_config
+    for method in spec.methods:
+        rules = method.num_speculative_tokens
+        maximum = rules.maximum
         if maximum is None:
             continue
-        _default_within_maximum(hf, method, body, maximum, report)
-        sources = body.get("tokens_per_round", {}).get("sources", [])
-        source = next((s for s in sources if _is_count(hf.get(s))), None)
-        if source is None:
+        _default_within_maximum(hf, method, maximum, report)
+        here = ("speculative", "methods", method.method.value, "num_speculative_tokens")
+        found = _first_count(hf, method.tokens_per_round_sources)
+        if found is None:
             continue
-        per_round = hf[source]
-        if rules.get("divisibility") == "always" and maximum < per_round:
+        source, per_round = found
+        if rules.divisibility is Divisibility.ALWAYS and maximum < per_round:
             report(
-                ("speculative", "methods", method, "num_speculative_tokens", "maximum"),
+                (*here, "maximum"),
                 f"maximum {maximum} is below tokens per round ({per_round}, hf_config.{source}): no "
                 f"num_speculative_tokens can be both <= {maximum} and divisible by {per_round}; "
                 f"raise the maximum to at least {per_round} or relax `divisibility`",
             )
-        warn = rules.get("warn_above")
-        if isinstance(warn, int) and warn >= maximum:
+        warn = rules.warn_above
+        if warn is not None and warn >= maximum:
             report(
-                ("speculative", "methods", method, "num_speculative_tokens", "warn_above"),
+                (*here, "warn_above"),
                 f"warn_above ({warn}) >= maximum ({maximum}): the warning could never fire",
             )
 
