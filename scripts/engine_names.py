@@ -29,6 +29,9 @@ OUT = Path(__file__).resolve().parents[1] / "dsv41gen" / "spec" / "engine_names.
 KV_MODULE = "vllm/v1/kv_cache_interface.py"
 KV_ROOT = "KVCacheSpec"
 MODEL_PACKAGES = ("vllm/models", "vllm/model_executor/models")
+BACKEND_PACKAGES = ("vllm/v1/attention/backends",)
+# the tables written one module a line (a regeneration's diff names the modules that changed)
+MODULE_TABLES = ("backend_modules", "model_modules")
 
 
 def _top_level(body: list[ast.stmt]):
@@ -99,32 +102,38 @@ def _module_name(site: Path, path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def facts(site: Path) -> dict:
-    version = _version(site / "vllm" / "_version.py")
+def _modules(site: Path, packages: tuple[str, ...]) -> dict:
     modules = {
         _module_name(site, path): _module_names(path)
-        for package in MODEL_PACKAGES
+        for package in packages
         for path in sorted((site / package).rglob("*.py"))
         if "__pycache__" not in path.parts
     }
+    return dict(sorted(modules.items()))
+
+
+def facts(site: Path) -> dict:
+    version = _version(site / "vllm" / "_version.py")
     return {
         "engine": "vllm",
         "version": version,
         "kv_spec_module": KV_MODULE.removesuffix(".py").replace("/", "."),
         "kv_spec_types": _kv_spec_types(site),
-        "model_modules": dict(sorted(modules.items())),
+        "backend_modules": _modules(site, BACKEND_PACKAGES),
+        "model_modules": _modules(site, MODEL_PACKAGES),
     }
 
 
+def _table(key: str, modules: dict) -> str:
+    rows = [f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)}" for k, v in modules.items()]
+    return "\n".join([f" {json.dumps(key)}: {{", ",\n".join(rows), " }"])
+
+
 def render(data: dict) -> str:
-    """JSON, one model module a line (a regeneration's diff names the modules that changed)."""
-    head = {k: v for k, v in data.items() if k != "model_modules"}
-    lines = [json.dumps(head, indent=1, sort_keys=True)[:-2] + ",", ' "model_modules": {']
-    modules = [
-        f"  {json.dumps(k)}: {json.dumps(v, sort_keys=True)}"
-        for k, v in data["model_modules"].items()
-    ]
-    return "\n".join(lines + [",\n".join(modules), " }", "}"]) + "\n"
+    """JSON, one module a line in each module table."""
+    head = {k: v for k, v in data.items() if k not in MODULE_TABLES}
+    tables = [_table(key, data[key]) for key in MODULE_TABLES]
+    return json.dumps(head, indent=1, sort_keys=True)[:-2] + ",\n" + ",\n".join(tables) + "\n}\n"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -575,10 +575,13 @@ def _split_literal(line: str, literal: _Literal, width: int) -> list[str] | None
     indent = " " * _indentation(line)
     inner = indent + "    "
     pieces = _pieces(text, prefix[0], width - len(inner), 0)
-    if len(pieces) < 2:
+    in_brackets = head.rstrip().endswith(("(", "[", "{", ","))
+    # a literal after other code on its row in brackets (`else 'text'`) fits once it has a row of
+    # its own, even when it is one piece
+    moves_down = literal.depth > 0 and not in_brackets and head.strip()
+    if len(pieces) < 2 and not (moves_down and len(inner + pieces[0]) <= width):
         return None
     rows = [inner + piece + "\n" for piece in pieces]
-    in_brackets = head.rstrip().endswith(("(", "[", "{", ","))
     if literal.depth > 0 and (literal.joined or (in_brackets and not grouped)):
         # in brackets already: the pieces go on rows of their own, bare (a joined literal's
         # pieces join its neighbours), and the formatter lays them out
@@ -629,10 +632,19 @@ def _literal_of(opening: str, body: str) -> str:
     return plain + body.replace("{{", "{").replace("}}", "}") + opening[-1]
 
 
+# A long literal (a 900 kB message) was walked one character at a time by these two, in
+# Python: most of a build's minutes. They jump over what cannot matter instead. \w is exactly
+# str.isalnum() or "_" (the characters _cut_points passes over outside a field).
+_ESCAPE_OR_BRACE = re.compile(r"[\\{}]")
+_WORD_RUN = re.compile(r"\w+")
+
+
 def _has_field(body: str) -> bool:
     """Whether an f-string's body holds a replacement field (``{{`` is a brace, not one)."""
     i = 0
-    while i < len(body):
+    # from one backslash or brace to the next: every other character only moves on by one
+    while (special := _ESCAPE_OR_BRACE.search(body, i)) is not None:
+        i = special.start()
         if body.startswith("\\N{", i):
             i = body.find("}", i) + 1 or len(body)
         elif body.startswith(("{{", "}}"), i) or body[i] == "\\":
@@ -654,6 +666,9 @@ def _cut_points(body: str, formatted: bool) -> tuple[list[int], list[int], list[
     depth = 0
     i = 0
     while i < len(body):
+        if depth == 0 and (word := _WORD_RUN.match(body, i)) is not None:
+            i = word.end()  # letters, digits and "_" outside a field are never a cut point
+            continue
         char = body[i]
         if char == "\\":
             named = body.startswith("N{", i + 1) and body.find("}", i) > 0

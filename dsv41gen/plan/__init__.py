@@ -46,9 +46,11 @@ RULES = {
     "runner": "plan.runner: features only one model runner implements, then forbidden (architecture, runner, final cudagraph mode) combinations, deduplicated across variants",
     "checkpoint": "plan.checkpoint: required/optional weights per (variant, method), expanded per stage prefix",
     "kv_cache": "plan.kv_cache: is_state_bucket from the spec types marked state-like, used by both KV planning sites",
+    "linear_attention": "plan.linear_attention: a hybrid family's linear-attention layer state, each dimension printed from its checked expression",
     "plugin": "plan.plugin: one hook per vLLM wiring site the specs cover, all targets checked before any is patched; a spec without `engine` gets no plugin",
     "tests": "plan.tests: generated tests pin each generated validator on both sides of every boundary",
     "mxfp8": "plan.mxfp8: one Triton module per distinct MX format of the family (exact scale arithmetic, reciprocal scaling)",
+    "config_hooks": "plan.config_hooks: per architecture, the spec's config_hooks rules in order, as data one interpreter runs; a family without hooks gets no module",
     "markers": "plan.markers: every family package is typed (py.typed, PEP 561) and marked generated for GitHub (.gitattributes: linguist-generated)",
     "rope_kv": "plan.rope_kv: one CUDA extension per distinct kernels.rope_kv_insert section, built from dsv41gen's kernel sources and this configuration; instantiations exactly for the spec's kNumHeadsQPadded set",
 }
@@ -61,7 +63,18 @@ def _file(
 
 
 def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
-    from . import backends, binding, checkpoint, kv_cache, plugin, registry, runner, speculative
+    from . import (
+        backends,
+        binding,
+        checkpoint,
+        config_hooks,
+        kv_cache,
+        linear_attention,
+        plugin,
+        registry,
+        runner,
+        speculative,
+    )
 
     package = family.name
     registry_plan = registry.plan_registry(family, sources)
@@ -84,12 +97,6 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
             "binding",
             plan=binding.plan_binding(family, sources),
         ),
-        _file(
-            f"{package}/backends.py",
-            "python/backends.py.j2",
-            "backends",
-            plan=backends.plan_backends(family, sources),
-        ),
         _file(f"{package}/dispatch.py", "python/dispatch.py.j2", "dispatch", plan=spec_plan),
         _file(
             f"{package}/speculative.py", "python/speculative.py.j2", "speculative", plan=spec_plan
@@ -107,9 +114,34 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
             plan=checkpoint.plan_checkpoint(family, sources),
         ),
     ]
+    hooks_plan = config_hooks.plan_config_hooks(family, sources)
+    if hooks_plan is not None:  # a family without config hooks gets no empty module
+        files.append(
+            _file(
+                f"{package}/config_hooks.py",
+                "python/config_hooks.py.j2",
+                "config_hooks",
+                plan=hooks_plan,
+            )
+        )
+    if _has_backends(family):  # a family without attention backends gets no empty module
+        files.append(
+            _file(
+                f"{package}/backends.py",
+                "python/backends.py.j2",
+                "backends",
+                plan=backends.plan_backends(family, sources),
+            )
+        )
     if plugin_plan is not None:
         files.append(
-            _file(f"{package}/plugin.py", "python/plugin.py.j2", "plugin", plan=plugin_plan)
+            _file(
+                f"{package}/plugin.py",
+                "python/plugin.py.j2",
+                "plugin",
+                plan=plugin_plan,
+                registry=registry_plan,
+            )
         )
         files.append(
             _file(
@@ -131,6 +163,16 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
         files.append(
             _file(f"{package}/kv_cache.py", "python/kv_cache.py.j2", "kv_cache", plan=kv_plan)
         )
+    linear_plan = linear_attention.plan_linear_attention(family, sources)
+    if linear_plan is not None:  # validation refuses it beside kv_cache.spec_types
+        files.append(
+            _file(
+                f"{package}/kv_cache.py",
+                "python/linear_attention.py.j2",
+                "linear_attention",
+                plan=linear_plan,
+            )
+        )
     files += _test_files(family, sources, package, spec_plan)
     files += _kernel_files(family, sources, package)
     files.sort(key=lambda f: f.path)
@@ -138,6 +180,10 @@ def plan_family(family: Family, sources: SourceMap) -> FamilyPlan:
     # render_files keys the texts by path: a second file of one path would replace the first
     assert len(set(paths)) == len(paths), f"two generated files share a path: {sorted(paths)}"
     return FamilyPlan(family, tuple(files))
+
+
+def _has_backends(family: Family) -> bool:
+    return any(v.backends for v in family.variants)
 
 
 def _distinct(family: Family, value_of) -> list[tuple[str, object]]:
@@ -226,13 +272,6 @@ def _test_files(family: Family, sources: SourceMap, package: str, spec_plan) -> 
             plan=registry.plan_registry(family, sources),
         ),
         _file(
-            f"{out}/test_backends.py",
-            "python/tests/test_backends.py.j2",
-            "tests",
-            plan=backends_plan,
-            tests=LiteralTable(tests.backend_tests(family, backends_plan)),
-        ),
-        _file(
             f"{out}/test_speculative.py",
             "python/tests/test_speculative.py.j2",
             "tests",
@@ -254,6 +293,16 @@ def _test_files(family: Family, sources: SourceMap, package: str, spec_plan) -> 
             tests=LiteralTable(tests.checkpoint_tests(family, checkpoint_plan)),
         ),
     ]
+    if _has_backends(family):
+        files.append(
+            _file(
+                f"{out}/test_backends.py",
+                "python/tests/test_backends.py.j2",
+                "tests",
+                plan=backends_plan,
+                tests=LiteralTable(tests.backend_tests(family, backends_plan)),
+            )
+        )
     kv_plan = kv_cache.plan_kv_cache(family, sources)
     if kv_plan is not None:
         files.append(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 # the generated reader bounds checkpoints by the counts validation holds hf_config to
 from ..spec.limits import MAX_EXPERTS, MAX_STAGES
-from ..spec.model import Family, PastCount, Variant, WeightSet
+from ..spec.model import Family, NameRule, PastCount, Variant, WeightSet
 from .sources import SourceMap
 from .values import Comment, Identifier, LiteralView, PyLiteral
 
@@ -148,11 +148,67 @@ class _Words:
 
 
 @dataclass(frozen=True)
+class NameRulePlan:
+    """One checkpoint-name rule as the generated NameRule prints it."""
+
+    test: bool  # False: the rule acts on every name
+    starts_with: tuple[str, ...]
+    contains: tuple[str, ...]
+    negate: bool
+    remove_prefix: tuple[str, ...]
+    add_prefix: str
+    replace: tuple[str, str, int] | None  # (old, new, str.replace's count: -1 every one)
+    then: str
+
+
+@dataclass(frozen=True)
+class DraftNamesPlan:
+    architecture: str
+    rules: tuple[NameRulePlan, ...]
+    keep_otherwise: bool
+    source: Comment
+
+
+def _name_rule(rule: NameRule) -> NameRulePlan:
+    when = rule.when
+    return NameRulePlan(
+        test=when is not None,
+        starts_with=when.starts_with if when else (),
+        contains=when.contains if when else (),
+        negate=rule.negate,
+        remove_prefix=rule.remove_prefix,
+        add_prefix=rule.add_prefix or "",
+        replace=None
+        if rule.replace is None
+        else (rule.replace[0], rule.replace[1], -1 if rule.replace[2] else 1),
+        then=rule.then,
+    )
+
+
+def _draft_names(family: Family, sources: SourceMap) -> tuple[DraftNamesPlan, ...]:
+    """Each architecture with checkpoint_names once (the first variant that declares it)."""
+    found: dict[str, DraftNamesPlan] = {}
+    for variant in family.variants:
+        for arch in variant.architectures:
+            if arch.checkpoint_names is None or arch.name in found:
+                continue
+            found[arch.name] = DraftNamesPlan(
+                arch.name,
+                tuple(_name_rule(r) for r in arch.checkpoint_names.rules),
+                arch.checkpoint_names.keep_otherwise,
+                sources.ref(variant.name, "architectures", arch.name, "checkpoint_names"),
+            )
+    return tuple(found.values())
+
+
+@dataclass(frozen=True)
 class CheckpointPlan:
     family: str
     weight_sets: tuple[WeightSetPlan, ...]
     blocks: tuple[BlockConstant, ...]  # the weight sets' distinct decoder blocks
     method_sets: tuple[tuple[str, str, str], ...]  # (model_type, method, weight set name)
+    # architectures.<name>.checkpoint_names: the draft architectures that rename their names
+    draft_names: tuple[DraftNamesPlan, ...] = ()
     # the bounds the generated reader enforces, the same the spec's counts are validated against
     max_stages: int = MAX_STAGES
     max_experts: int = MAX_EXPERTS
@@ -241,4 +297,6 @@ def plan_checkpoint(family: Family, sources: SourceMap) -> CheckpointPlan:
     methods = tuple(
         (v.model_type, m.method.value, m.weights.name) for v in family.variants for m in v.methods
     )
-    return CheckpointPlan(family.name, tuple(sets), blocks, methods)
+    return CheckpointPlan(
+        family.name, tuple(sets), blocks, methods, draft_names=_draft_names(family, sources)
+    )

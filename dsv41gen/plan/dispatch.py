@@ -69,20 +69,30 @@ class Site:
 
 
 def _group(
-    family: Family, field: str, value_of, sources: SourceMap, source_path
+    family: Family, field: str, value_of, sources: SourceMap, source_path, by_model_type=None
 ) -> tuple[tuple[tuple[str, object], ...], tuple[Branch, ...]]:
+    """Group every model type of every variant (its model_type and aliases) by its answer.
+    ``by_model_type(variant, model_type)``, where given, answers for one model type (None:
+    the variant's answer); ``source_path(variant, model_type)`` then names the field."""
     values = tuple((v.name, value_of(v)) for v in family.variants)
-    groups: dict[object, list[Variant]] = {}
+    groups: dict[object, list[tuple[Variant, str]]] = {}
     for variant in family.variants:
-        value = value_of(variant)
-        if value is None or value is False:
-            continue  # no answer: the function's fallthrough covers it
-        groups.setdefault(value, []).append(variant)
+        for model_type in variant.model_types:
+            own = by_model_type(variant, model_type) if by_model_type else None
+            value = value_of(variant) if own is None else own
+            if value is None or value is False:
+                continue  # no answer: the function's fallthrough covers it
+            groups.setdefault(value, []).append((variant, model_type))
+
+    def ref(variant: Variant, model_type: str):
+        path = source_path(variant, model_type) if by_model_type else source_path(variant)
+        return sources.ref(variant.name, *path)
+
     branches = tuple(
         Branch(
-            tuple(v.model_type for v in members),
+            tuple(model_type for _, model_type in members),
             value,
-            tuple(dict.fromkeys(sources.ref(v.name, *source_path(v)) for v in members)),
+            tuple(dict.fromkeys(ref(v, model_type) for v, model_type in members)),
         )
         for value, members in groups.items()
     )
@@ -100,6 +110,33 @@ def _method_field(method: Method, attribute: str):
     return value_of
 
 
+class DraftFieldRows(tuple):
+    """The value of a draft-fields site: (field, source path, conversion, default) rows."""
+
+    RETURN_TYPE = "tuple[tuple[str, str, str, object], ...] | None"
+
+
+def _draft_field_rows(variant: Variant, method: Method) -> DraftFieldRows | None:
+    found = variant.method(method)
+    if found is None or not found.draft_fields:
+        return None
+    return DraftFieldRows(
+        (f.name, f.source, f.convert.value, f.default) for f in found.draft_fields
+    )
+
+
+def _own_architecture(variant: Variant, method: Method, model_type: str) -> str | None:
+    """A model type's own draft architecture (draft_architecture_by_model_type), or None."""
+    found = variant.method(method)
+    return dict(found.draft_architecture_by_model_type).get(model_type) if found else None
+
+
+def _own_architecture_path(variant: Variant, method: Method, model_type: str) -> tuple[str, ...]:
+    if _own_architecture(variant, method, model_type) is not None:
+        return ("draft_architecture_by_model_type", model_type)
+    return ("draft_architecture",)
+
+
 def family_methods(family: Family) -> tuple[Method, ...]:
     seen = {m.method for v in family.variants for m in v.methods}
     return tuple(m for m in Method if m in seen)
@@ -108,12 +145,14 @@ def family_methods(family: Family) -> tuple[Method, ...]:
 def plan_sites(family: Family, sources: SourceMap) -> tuple[Site, ...]:
     sites: list[Site] = []
 
-    def add(name, question, field, value_of, boolean, source_path):
-        values, branches = _group(family, field, value_of, sources, source_path)
+    def add(name, question, field, value_of, boolean, source_path, by_model_type=None):
+        values, branches = _group(family, field, value_of, sources, source_path, by_model_type)
         if not branches:
             return  # no variant answers: nothing to emit, nothing to test
         if boolean:
             return_type = "bool"
+        elif all(isinstance(b.value, DraftFieldRows) for b in branches):
+            return_type = DraftFieldRows.RETURN_TYPE
         elif all(isinstance(b.value, tuple) for b in branches):
             return_type = "tuple[str, ...] | None"
         else:
@@ -137,7 +176,19 @@ def plan_sites(family: Family, sources: SourceMap) -> tuple[Site, ...]:
             f"speculative.methods.{m}.draft_architecture",
             _method_field(method, "draft_architecture"),
             False,
-            lambda v, base=base: base + ("draft_architecture",),
+            lambda v, model_type, base=base, method=method: (
+                base + _own_architecture_path(v, method, model_type)
+            ),
+            lambda v, model_type, method=method: _own_architecture(v, method, model_type),
+        )
+        add(
+            f"{m}_draft_fields",
+            f"The {m} draft config fields copied from the target's: (field, source path, "
+            "conversion, default when unset)",
+            f"speculative.methods.{m}.draft_fields",
+            lambda v, method=method: _draft_field_rows(v, method),
+            False,
+            lambda v, base=base: base + ("draft_fields",),
         )
         add(
             f"{m}_tokens_per_round_sources",

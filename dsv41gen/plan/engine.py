@@ -212,6 +212,14 @@ ENGINE_SETS: dict[str, EngineSet] = {
     ),
 }
 
+# vllm/transformers_utils/config.py get_hf_text_config: a config whose get_text_config() is a
+# sub-config without num_attention_heads (a text-only config class keeping a nested
+# text_config as a plain dict) is refused with these words.
+TEXT_CONFIG_WITHOUT_HEADS = (
+    "The text_config extracted from the model config does not have `num_attention_heads` "
+    "attribute. This indicates a mismatch between the model config and vLLM's expectations. "
+    "Please ensure that the model config is compatible with vLLM."
+)
 
 # How vLLM 0.33.0 picks the general plugins it loads (vllm/plugins/__init__.py
 # load_plugins_by_group, vllm/envs.py): every entry point of the group whose name is in
@@ -229,3 +237,17 @@ PLUGIN_GROUPS = (
     "vllm.stat_logger_plugins",
     "vllm.endpoint_plugins",
 )
+
+# vllm/utils/torch_utils.py STR_DTYPE_TO_TORCH_DTYPE: a cache dtype setting -> the torch dtype
+# (by name) the engine allocates; get_kv_cache_torch_dtype raises "Invalid kv cache dtype: x"
+# for any other setting, and "auto" takes the model dtype.
+STR_DTYPE_TO_TORCH_DTYPE = {
+    "float32": "float32", "half": "float16", "float16": "float16", "bfloat16": "bfloat16",
+    "float": "float32", "fp8": "uint8", "fp8_e4m3": "uint8", "fp8_e5m2": "uint8",
+    "int8": "int8", "int4_per_token_head": "uint8", "int8_per_token_head": "int8",
+    "fp8_per_token_head": "uint8", "fp8_inc": "float8_e4m3fn", "fp8_ds_mla": "uint8",
+    "nvfp4_ds_mla": "uint8", "turboquant_k8v4": "uint8", "turboquant_4bit_nc": "uint8",
+    "turboquant_k3v4_nc": "uint8", "turboquant_3bit_nc": "uint8", "octave_k3v4": "uint8",
+    "octave_k3v3": "uint8", "octave_k3v3_compact": "uint8", "ultraquant_4bit": "uint8",
+    "nvfp4": "uint8", "nvfp4_4over6": "uint8",
+}  # fmt: skip

@@ -12,6 +12,15 @@ from .sources import SourceMap
 # register() registers every table, drafts included [ref §0 Registry].
 TARGET_TABLES = (RegistryTable.TEXT_GENERATION, RegistryTable.MULTIMODAL)
 
+# vLLM's tables name a module of this package by its name inside it ("qwen3_next"), any other
+# by its full path (vllm/model_executor/models/registry.py, _LazyRegisteredModel); the
+# generated tables spell entries as vLLM's do.
+ENGINE_MODELS_PACKAGE = "vllm.model_executor.models"
+
+
+def table_module(module: str) -> str:
+    return module.removeprefix(ENGINE_MODELS_PACKAGE + ".")
+
 
 @dataclass(frozen=True)
 class RegistryEntry:
@@ -20,6 +29,12 @@ class RegistryEntry:
     class_name: str
     variant: str
     source: str  # the spec line the entry comes from, for a comment
+    engine_module: str = ""  # the module as the spec names it (what vLLM imports)
+
+    @property
+    def target(self) -> str:
+        """What register() hands vLLM: "module:Class", the module by its full path."""
+        return f"{self.engine_module}:{self.class_name}"
 
 
 @dataclass(frozen=True)
@@ -36,6 +51,9 @@ class RegistryPlan:
     tables: tuple[RegistryTablePlan, ...]
     target_tables: tuple[str, ...]
     registered_tables: tuple[str, ...]  # the tables register() walks: each one with an entry
+    # some entry names its module relative to ENGINE_MODELS_PACKAGE, as vLLM's tables do
+    relative_modules: bool = False
+    engine_models_package: str = ENGINE_MODELS_PACKAGE
 
 
 def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:
@@ -49,10 +67,11 @@ def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:
                 if arch.registry is table and arch.name not in first:
                     first[arch.name] = RegistryEntry(
                         arch.name,
-                        arch.module,
+                        table_module(arch.module),
                         arch.class_name,
                         v.name,
                         sources.ref_text(v.name, "architectures", arch.name),
+                        arch.module,
                     )
         entries = tuple(first.values())
         tables.append(RegistryTablePlan(table.value.upper() + "_MODELS", table.dict_name, entries))
@@ -62,4 +81,5 @@ def plan_registry(family: Family, sources: SourceMap) -> RegistryPlan:
         tables=tuple(tables),
         target_tables=tuple(t.value.upper() + "_MODELS" for t in TARGET_TABLES),
         registered_tables=tuple(t.name for t in tables if t.entries),
+        relative_modules=any(not e.module.startswith("vllm.") for t in tables for e in t.entries),
     )

@@ -20,6 +20,7 @@ from .engine import (
     METHODS_BEFORE_MTP,
     MTP_MODEL_TYPES,
     SPECULATIVE_CONFIG_TITLE,
+    TEXT_CONFIG_WITHOUT_HEADS,
     VLLM_VERSION,
 )
 from .messages import with_display_name
@@ -35,6 +36,29 @@ class MethodMessagePlan:
     method: str
     message: str
     source: Comment
+
+
+@dataclass(frozen=True)
+class MessageGroup:
+    """One refusal the generated code raises for several model types at once: a variant's
+    model type and its aliases share the message, so they share one test."""
+
+    test: PyCode  # the condition on target_model_type
+    method: str
+    message: str
+    source: Comment
+
+
+def grouped(plans: tuple[MethodMessagePlan, ...]) -> tuple[MessageGroup, ...]:
+    """``plans`` with the model types of one (method, message, source) merged, in first-seen
+    order."""
+    groups: dict[tuple[str, str, Comment], list[str]] = {}
+    for p in plans:
+        groups.setdefault((p.method, p.message, p.source), []).append(p.model_type)
+    return tuple(
+        MessageGroup(model_type_test(types), method, message, source)
+        for (method, message, source), types in groups.items()
+    )
 
 
 @dataclass(frozen=True)
@@ -174,6 +198,19 @@ class SpeculativePlan:
     methods_after_mtp: tuple[str, ...] = METHODS_AFTER_MTP
     method_title: str = SPECULATIVE_CONFIG_TITLE
     missing_default_message: str = MISSING_DEFAULT_MESSAGE
+    # Reading HF config fields by dotted path (tokens_per_round.sources, draft_fields): the
+    # model types whose config nests its text config; None when no source is a path.
+    composite_model_types: tuple[str, ...] | None = None
+    text_config_message: str = TEXT_CONFIG_WITHOUT_HEADS
+    draft_field_methods: tuple[str, ...] = ()  # methods some variant copies draft fields for
+
+    @property
+    def forbidden_groups(self) -> tuple[MessageGroup, ...]:
+        return grouped(self.forbidden)
+
+    @property
+    def required_groups(self) -> tuple[MessageGroup, ...]:
+        return grouped(self.required)
 
     @property
     def quantization_methods(self) -> tuple[MethodPlan, ...]:
@@ -257,13 +294,36 @@ def required_message(variant: Variant, method: SpeculativeMethod) -> str:
     """The fix-it message for a request without num_speculative_tokens where no default
     applies (num_speculative_tokens.default: none): the engine fails on it, so the generated
     code refuses it first and says what to set."""
-    per_round = " or ".join(method.tokens_per_round_sources)
+    sources = method.tokens_per_round_sources
+    if any("." in s for s in sources):  # a nested path reads from the config's top: say so
+        per_round = " or ".join(f"hf_config.{s}" for s in sources)
+    else:
+        per_round = "hf_config." + " or ".join(sources)
     return (
         f"{variant.display_name} with {method.label} needs num_speculative_tokens: vLLM "
         f"{VLLM_VERSION} applies no default for speculative method {method.method.value!r} and "
         f"fails on a draft given without it. Set num_speculative_tokens, e.g. to the draft's "
-        f"n_predict (hf_config.{per_round})."
+        f"n_predict ({per_round})."
     )
+
+
+def _reads_paths(family: Family) -> bool:
+    """Whether some source is a dotted path, or some method copies draft fields (the
+    generated module then reads by path)."""
+    paths = [
+        source
+        for v in family.variants
+        for m in v.methods
+        for source in (*m.tokens_per_round_sources, *(f.source for f in m.draft_fields))
+    ]
+    copies = any(m.draft_fields for v in family.variants for m in v.methods)
+    return copies or any("." in path for path in paths)
+
+
+def _composite_model_types(family: Family) -> tuple[str, ...] | None:
+    if not _reads_paths(family):
+        return None
+    return tuple(t for v in family.variants for t in v.composite_model_types)
 
 
 def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
@@ -280,17 +340,19 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
             ).append(variant)
         rules = tuple(
             TokenRuleGroup(
-                model_type_test([v.model_type for v in members]),
+                model_type_test([t for v in members for t in v.model_types]),
                 divisibility.value,
                 maximum,
                 warn_above,
                 warning,
                 label,
-                tuple(
-                    sources.ref(
-                        v.name, "speculative", "methods", method.value, "num_speculative_tokens"
+                tuple(  # an inherited rule is one place in the spec files, named once
+                    dict.fromkeys(
+                        sources.ref(
+                            v.name, "speculative", "methods", method.value, "num_speculative_tokens"
+                        )
+                        for v in members
                     )
-                    for v in members
                 ),
             )
             for (divisibility, maximum, warn_above, warning, label), members in groups.items()
@@ -319,17 +381,18 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
         )
     forbidden = tuple(
         ForbiddenPlan(
-            v.model_type,
+            model_type,
             f.method.value,
             forbidden_message(v, f),
             sources.ref(v.name, "speculative", "forbidden", f.method.value),
         )
         for v in family.variants
         for f in v.forbidden
+        for model_type in v.model_types
     )
     required = tuple(
         RequiredPlan(
-            v.model_type,
+            model_type,
             m.method.value,
             required_message(v, m),
             sources.ref(
@@ -344,26 +407,37 @@ def plan_speculative(family: Family, sources: SourceMap) -> SpeculativePlan:
         for v in family.variants
         for m in v.methods
         if m.num_speculative_tokens.required
+        for model_type in v.model_types
     )
     sites = plan_sites(family, sources)
     return SpeculativePlan(
+        composite_model_types=_composite_model_types(family),
+        draft_field_methods=tuple(
+            m.value
+            for m in family_methods(family)
+            if any(s.name == f"{m.value}_draft_fields" for s in sites)
+        ),
         family=family.name,
-        display_names=tuple((v.model_type, v.display_name) for v in family.variants),
+        display_names=tuple((t, v.display_name) for v in family.variants for t in v.model_types),
         family_methods=tuple(m.value for m in family_methods(family)),
         allowed=tuple(
-            (v.model_type, tuple(m.method.value for m in v.methods)) for v in family.variants
+            (t, tuple(m.method.value for m in v.methods))
+            for v in family.variants
+            for t in v.model_types
         ),
         judged=tuple(
-            (v.model_type, tuple(m.value for m in judged_methods(family, v)))
+            (t, tuple(m.value for m in judged_methods(family, v)))
             for v in family.variants
+            for t in v.model_types
         ),
         forbidden=forbidden,
         required=required,
         methods=tuple(methods),
         adaptive_messages=tuple(
-            (v.model_type, adaptive_message(v))
+            (t, adaptive_message(v))
             for v in family.variants
             if judges_adaptive_verification(family, v)
+            for t in v.model_types
         ),
         adaptive_methods=tuple(
             m.value

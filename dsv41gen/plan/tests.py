@@ -29,7 +29,7 @@ from .messages import with_display_name
 from .runner import RUNNER_LACKS, RunnerPlan
 from .sources import SourceMap
 from .speculative import MISSING_DEFAULT_MESSAGE, SpeculativePlan, required_message
-from .values import Comment, Identifier
+from .values import Comment, Identifier, PyLiteral
 
 # A device of no known family, and a model_type no variant has.
 NO_FAMILY = None
@@ -153,6 +153,34 @@ class SpeculativeTests:
         )
 
 
+def _nested(config: dict, composite: bool) -> dict:
+    """An HF config with its dotted source paths as nested mappings: ``text_config.x`` is the
+    nested ``text_config`` of a composite config, and the config itself otherwise (a config
+    that is its own text config, as vLLM's get_hf_text_config takes it)."""
+    out: dict = {}
+    for key, value in config.items():
+        head, dot, rest = key.partition(".")
+        if not dot:
+            out[key] = value
+        elif head == "text_config" and not composite:
+            out |= _nested({rest: value}, composite)
+        else:
+            out[head] = out.get(head, {}) | _nested({rest: value}, composite)
+    return out
+
+
+def _read(hf: dict, path: str, composite: bool) -> object:
+    """The spec's reference config read at a source path (None when unset), as _nested lays a
+    path out."""
+    head, dot, rest = path.partition(".")
+    if not dot:
+        return hf.get(path)
+    if head == "text_config" and not composite:
+        return _read(hf, rest, composite)
+    nested = hf.get(head)
+    return _read(nested, rest, composite) if isinstance(nested, dict) else None
+
+
 def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests:
     forbidden = tuple((f.model_type, f.method, f.message) for f in plan.forbidden)
     allowed, not_wired, per_round, defaults, reject, allow, warn, overrides, adaptive = (
@@ -182,13 +210,14 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
                 continue
             allowed.append((mt, method))
             sources = found.tokens_per_round_sources
-            expected = next((hf[s] for s in sources if hf.get(s)), None)
+            composite = mt in variant.composite_model_types
+            expected = next((v for s in sources if (v := _read(hf, s, composite))), None)
             per_round.append((mt, method, hf, expected))
             # each fallback source alone decides when the earlier ones are unset
             for i, source in enumerate(sources[1:], start=1):
                 config = {s: None for s in sources[:i]} | {source: 7}
-                per_round.append((mt, method, config, 7))
-            config = {sources[0]: PER_ROUND}
+                per_round.append((mt, method, _nested(config, composite), 7))
+            config = _nested({sources[0]: PER_ROUND}, composite)
             rule = found.num_speculative_tokens
             # the default: the first set default_sources field (each decides alone when the
             # earlier ones are unset), else tokens per round; nothing set is an error; with
@@ -245,7 +274,7 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
                 allow += [(mt, method, config, n) for n in (1, PER_ROUND + 1)]
             if rule.maximum is not None:
                 # with one token per round every count is divisible: only the maximum decides
-                single = {sources[0]: 1}
+                single = _nested({sources[0]: 1}, composite)
                 over = rule.maximum + 1
                 reject.append(
                     (
@@ -258,12 +287,17 @@ def speculative_tests(family: Family, plan: SpeculativePlan) -> SpeculativeTests
                 )
                 allow.append((mt, method, single, rule.maximum))
             if rule.warn_above is not None:
-                warn_config = {sources[0]: 1}
+                warn_config = _nested({sources[0]: 1}, composite)
                 warn.append((mt, method, warn_config, rule.warn_above, False))
                 warn.append((mt, method, warn_config, rule.warn_above + 1, True))
             expected_overrides = {"model_type": found.draft_model_type, "n_predict": expected}
             if found.draft_architecture is not None:
                 expected_overrides["architectures"] = [found.draft_architecture]
+            for f in found.draft_fields:  # each copied from the target, else its default
+                value = _read(hf, f.source, composite)
+                value = f.default if value is None else value
+                if value is not None:
+                    expected_overrides[f.name] = int(value) if f.convert.value == "int" else value
             overrides.append((mt, method, hf, expected_overrides))
             if plan.adaptive_messages:
                 # Judged only where the variant's own lineage opted a method in; elsewhere the
@@ -667,4 +701,7 @@ def checkpoint_tests(family: Family, plan: CheckpointPlan) -> CheckpointTests:
                 + ws.block.experts_weights[0][0]
             )
             rejected.append((model_type, method, config, " ".join(names + (past,)), past))
-    return CheckpointTests(tuple(cases), tuple(rejected), tuple(empty), tuple(sorted(parameters)))
+    # one literal, not a table of rows: a family without single-parameter weights has none
+    return CheckpointTests(
+        tuple(cases), tuple(rejected), tuple(empty), PyLiteral(tuple(sorted(parameters)))
+    )

@@ -91,6 +91,13 @@ _CONFIG_FIELDS = List(items=Str(pattern=SNAKE_CASE), min_items=1)
 # HF config field names, at most 16.
 _CONFIG_FIELDS_16 = List(items=Str(pattern=SNAKE_CASE), min_items=1, max_items=16)
 
+# An HF config field by its path: `mtp_num_hidden_layers`, or nested, `text_config.hc_count`
+# (a `text_config` part is the text config vLLM's get_hf_text_config reads).
+CONFIG_PATH = anchored(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*")
+
+# HF config paths, first one set wins, at most 16.
+_CONFIG_PATHS_16 = List(items=Str(pattern=CONFIG_PATH), min_items=1, max_items=16)
+
 # vLLM's model runners.
 _MODEL_RUNNER = Enum(values=("v1", "v2"))
 
@@ -131,6 +138,69 @@ _METHOD = Obj(
             review=(breaking("draft architecture changed", Change.CHANGED, Change.REMOVED),),
         ),
         Field(
+            "draft_architecture_by_model_type",
+            Map(keys=Str(pattern=SNAKE_CASE), values=Str(pattern=IDENTIFIER)),
+            doc=(
+                "Per target model type (variant.model_type or one of its aliases): the draft "
+                "architecture for that model type, in place of draft_architecture; e.g. a "
+                "family whose MoE model types draft with an MoE draft, `{my_model_moe: "
+                "MyModelMoeMTP}`. The other model types take draft_architecture."
+            ),
+            review=(
+                breaking("draft architecture changed", Change.CHANGED, Change.REMOVED, below=True),
+            ),
+        ),
+        Field(
+            "draft_fields",
+            Map(
+                keys=Str(pattern=SNAKE_CASE),
+                values=Obj(
+                    fields=(
+                        Field(
+                            "source",
+                            Str(pattern=CONFIG_PATH),
+                            doc=(
+                                "The TARGET's HF config field the draft field is copied from "
+                                "(a dotted path, as tokens_per_round.sources)."
+                            ),
+                            required=True,
+                        ),
+                        Field(
+                            "convert",
+                            Enum(values=("int", "none")),
+                            doc=(
+                                "int: the engine takes int(value), and int's own error for a "
+                                "value that is not a number; none (the default): as it is."
+                            ),
+                            default="none",
+                        ),
+                        Field(
+                            "default",
+                            Raw(
+                                schema_={
+                                    "type": ["integer", "boolean", "string", "null"],
+                                    "minimum": -9223372036854775808,
+                                    "maximum": 9223372036854775807,
+                                    "x-range": "a 64-bit integer",
+                                }
+                            ),
+                            doc=(
+                                "The value when the source is unset: the engine's getattr "
+                                "default, or the default of the HF config class the engine "
+                                "reads (null: the field stays unset)."
+                            ),
+                        ),
+                    )
+                ),
+            ),
+            doc=(
+                "Fields the draft's HF config gets from the target's, beside model_type, "
+                "architectures and n_predict: draft field -> where it comes from, e.g. "
+                "`{hc_mult: {source: text_config.hc_count, convert: int, default: 4}}`."
+            ),
+            review=(behaviour("draft config field derivation changed", below=True),),
+        ),
+        Field(
             "target_quantization",
             Enum(values=("force", "default_when_unset")),
             doc=(
@@ -147,8 +217,15 @@ _METHOD = Obj(
                 fields=(
                     Field(
                         "sources",
-                        _CONFIG_FIELDS_16,
-                        doc="HF config fields, first non-empty wins.",
+                        _CONFIG_PATHS_16,
+                        doc=(
+                            "HF config fields, an ordered fallback list: the first one set (not"
+                            " None) wins. A source may be a dotted path into a nested config; "
+                            "its `text_config` part is the target's text config as vLLM's "
+                            "get_hf_text_config gives it (variant.composite_model_types), e.g. "
+                            "`[mtp_num_hidden_layers, text_config.mtp_num_hidden_layers]`: the "
+                            "top level first, then the text config."
+                        ),
                         required=True,
                         review=(behaviour("tokens-per-round source changed", Change.CHANGED),),
                     ),
@@ -247,6 +324,99 @@ _VARIANT = Obj(
             required=True,
             review=(breaking("HF model_type changed", Change.CHANGED),),
         ),
+        Field(
+            "model_type_aliases",
+            List(items=Str(pattern=SNAKE_CASE), max_items=32, unique=True),
+            doc=(
+                "Further HF `model_type`s this variant answers for, e.g. a text-only and an "
+                "MoE spelling of one model: `[my_model_text, my_model_moe]`. The engine treats"
+                " each as the variant's model type (the speculative sites dispatch on all of "
+                "them); each names one variant of the family."
+            ),
+            review=(breaking("HF model_type alias removed", Change.REMOVED, Change.CHANGED),),
+        ),
+        Field(
+            "composite_model_types",
+            List(items=Str(pattern=SNAKE_CASE), max_items=32, unique=True),
+            doc=(
+                "The variant's model types (model_type or aliases) whose HF config class is "
+                "composite: its text config is the nested `text_config` (absent: the class's "
+                "defaults, so no top-level field is read through it). Under every other model "
+                "type the config is its own text config, and a `text_config` mapping inside it"
+                " is refused with vLLM's get_hf_text_config error, as the engine does. Read by"
+                " `text_config.` paths (tokens_per_round.sources, draft_fields)."
+            ),
+            review=(behaviour("composite model types changed"),),
+        ),
+    )
+)
+
+# A condition on a checkpoint name: true when it starts with one of `starts_with` or contains
+# one of `contains`.
+_NAME_TEST = Obj(
+    fields=(
+        Field("starts_with", List(items=Str(min_length=1), min_items=1), doc="Prefixes."),
+        Field("contains", List(items=Str(min_length=1), min_items=1), doc="Substrings."),
+    )
+)
+
+_NAME_RULE = Obj(
+    fields=(
+        Field(
+            "if",
+            _NAME_TEST,
+            doc="The rule acts on a name that passes this test (neither if nor unless: on every"
+            " name).",
+        ),
+        Field("unless", _NAME_TEST, doc="The rule acts on a name that fails this test."),
+        Field(
+            "remove_prefix",
+            List(items=Str(min_length=1), min_items=1),
+            doc="Remove the first of these prefixes the name starts with (one only).",
+        ),
+        Field("add_prefix", Str(min_length=1), doc="Put this in front of the name."),
+        Field(
+            "replace",
+            Obj(
+                fields=(
+                    Field("old", Str(min_length=1), required=True, doc="Text to replace."),
+                    Field("new", Str(), required=True, doc="Its replacement (may be empty)."),
+                    Field(
+                        "count",
+                        Enum(values=("all", "first")),
+                        default="all",
+                        doc="all: every occurrence (Python's str.replace); first: the first.",
+                    ),
+                )
+            ),
+            doc="Replace text anywhere in the name.",
+        ),
+        Field(
+            "then",
+            Enum(values=("continue", "keep", "drop")),
+            default="continue",
+            doc="After acting: go on with the next rule, load the name as it now is (keep), "
+            "or skip it (drop).",
+        ),
+    )
+)
+
+_CHECKPOINT_NAMES = Obj(
+    fields=(
+        Field(
+            "rules",
+            List(items=_NAME_RULE, max_items=64),
+            doc="In order; each acts on the name the rules before it left, e.g. `- {unless: "
+            "{starts_with: [mtp.], contains: [embed_tokens]}, then: drop}` then `- {if: "
+            '{starts_with: [mtp.]}, replace: {old: "mtp.", new: "model."}, then: keep}`.',
+            required=True,
+        ),
+        Field(
+            "otherwise",
+            Enum(values=("keep", "drop")),
+            default="keep",
+            doc="What happens to a name no rule kept or dropped.",
+        ),
     )
 )
 
@@ -299,6 +469,17 @@ _ARCHITECTURES = Map(
                 "builder supports full CUDA graphs). Unset: "
                 "the same as the parent lineage's architecture of the same module and class, else "
                 "none; [] opts out. The plugin adds the members to the engine's sets.",
+            ),
+            Field(
+                "checkpoint_names",
+                _CHECKPOINT_NAMES,
+                doc=(
+                    "How this (draft) architecture's load_weights renames each checkpoint "
+                    "tensor name before loading it, or drops it: `rules` in order, then "
+                    "`otherwise`. The generated `checkpoint.remap_draft_weight_name(architecture, "
+                    "name)` answers the same, None for a dropped name."
+                ),
+                review=(behaviour("checkpoint name mapping changed", below=True),),
             ),
         )
     ),
@@ -1038,8 +1219,103 @@ _ATTENTION_BACKENDS = Map(
     entry=(breaking("attention backend removed", Change.REMOVED, below=True),),
 )
 
+# A shape dimension: an integer expression over the HF text config's fields and the engine's
+# tp_size / num_speculative_tokens: + - * and divide(a, b) (vLLM's divide: asserts b divides a).
+_DIM = OneOf(
+    options=(
+        Int(minimum=1, maximum=1048576, range="a dimension of at most 1048576"),
+        Str(pattern=anchored(r"[a-z0-9_ ()+*,-]+"), max_length=200),
+    )
+)
+
+_STATE = Obj(
+    fields=(
+        Field(
+            "name", Str(pattern=SNAKE_CASE), doc="The state's name (conv, temporal).", required=True
+        ),
+        Field(
+            "shape",
+            List(items=_DIM, min_items=1, max_items=8),
+            doc=(
+                "Its dimensions, each an integer or an expression, e.g. "
+                "`divide(linear_num_value_heads, tp_size)` or "
+                "`linear_conv_kernel_dim - 1 + num_speculative_tokens`."
+            ),
+            required=True,
+        ),
+        Field(
+            "layout",
+            Enum(values=("as_written", "conv_state")),
+            doc=(
+                "conv_state: a (dim, length) shape stored length-first unless the engine's "
+                'conv-state layout is "DS" (vLLM\'s _orient_conv_shape); as_written (the '
+                "default): as the shape says."
+            ),
+            default="as_written",
+        ),
+        Field(
+            "dtype",
+            Obj(
+                fields=(
+                    Field(
+                        "setting",
+                        Enum(values=("mamba_cache_dtype", "mamba_ssm_cache_dtype")),
+                        doc="The engine's cache setting the dtype comes from.",
+                        required=True,
+                    ),
+                    Field(
+                        "auto",
+                        Str(pattern=SNAKE_CASE),
+                        doc=(
+                            'What the setting\'s "auto" means: model_dtype, or the dtype of an '
+                            "earlier state (by name)."
+                        ),
+                        required=True,
+                    ),
+                )
+            ),
+            required=True,
+        ),
+    )
+)
+
+_LINEAR_ATTENTION = Obj(
+    fields=(
+        Field(
+            "backend",
+            Str(pattern=DOTTED_NAME),
+            doc=(
+                "The engine's attention backend class of these layers, by its path (a "
+                "linear-attention backend is the engine's own: nothing is generated for it), "
+                "e.g. `vllm.v1.attention.backends.gdn_attn.GDNAttentionBackend`."
+            ),
+            required=True,
+        ),
+        Field(
+            "states",
+            List(items=_STATE, min_items=1, max_items=8),
+            doc=(
+                "The per-layer state tensors (vLLM's MambaSpec shapes and dtypes), in order: "
+                "shapes as expressions of the HF text config, dtypes from the engine settings."
+            ),
+            required=True,
+        ),
+    )
+)
+
 _KV_CACHE = Obj(
     fields=(
+        Field(
+            "linear_attention",
+            _LINEAR_ATTENTION,
+            doc=(
+                "The family's linear-attention layers (a hybrid model: full-attention layers "
+                "between recurrent ones whose state does not grow with the sequence). The "
+                "generated `kv_cache.linear_attention_state(hf_text_config, ...)` gives their "
+                "state shapes, dtypes and backend."
+            ),
+            review=(behaviour("linear-attention state changed", below=True),),
+        ),
         Field(
             "spec_types",
             Map(
@@ -1648,6 +1924,141 @@ _REVIEW = Obj(
     )
 )
 
+# A path into the engine config an architecture hook is handed (vLLM's VllmConfig):
+# `model_config.hf_text_config.hc_count`, `parallel_config.pipeline_parallel_size`. A step
+# through an unset value reads as unset.
+_ENGINE_PATH = Str(pattern=anchored(r"[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*"))
+
+# A hook compares an engine setting with a literal: an integer the generated rules table holds
+# as a Python int, bounded to 64 bits like the HF config's values.
+_HOOK_SCALAR = {
+    "type": ["integer", "string", "boolean"],
+    "minimum": -9223372036854775808,
+    "maximum": 9223372036854775807,
+    "x-range": "a 64-bit integer",
+}
+_HOOK_INT = Int(minimum=-9223372036854775808, maximum=9223372036854775807, range="a 64-bit integer")
+
+_HOOK_TEST_FIELDS = (
+    Field("path", _ENGINE_PATH, doc="The value tested (with one comparison below)."),
+    Field("eq", Raw(schema_=_HOOK_SCALAR), doc="Equal to."),
+    Field("ne", Raw(schema_=_HOOK_SCALAR), doc="Not equal to."),
+    Field("lt", _HOOK_INT, doc="Below."),
+    Field("le", _HOOK_INT, doc="At most."),
+    Field("gt", _HOOK_INT, doc="Above."),
+    Field("ge", _HOOK_INT, doc="At least."),
+    Field("in", List(items=Str(), min_items=1), doc="One of."),
+    Field("not_in", List(items=Str(), min_items=1), doc="None of."),
+    Field("set", Bool(), doc="true: the value is set (not None); false: it is unset."),
+    Field("truthy", Bool(), doc="true: the value is truthy (bool(value)); false: falsy."),
+    Field(
+        "platform",
+        Enum(values=("cuda_alike", "cuda", "rocm")),
+        doc="The engine's current platform is of this kind (instead of a path).",
+    ),
+)
+
+_HOOK_TEST = Obj(
+    fields=(
+        *_HOOK_TEST_FIELDS,
+        Field(
+            "any",
+            List(items=Obj(fields=_HOOK_TEST_FIELDS), min_items=2, max_items=16),
+            doc="Holds when one of these tests holds (instead of a path or platform).",
+        ),
+    )
+)
+
+_HOOK_RULE = Obj(
+    fields=(
+        Field(
+            "when",
+            List(items=_HOOK_TEST, min_items=1, max_items=16),
+            doc="The rule acts when every test holds (unset: always), e.g. `[{path: "
+            "parallel_config.pipeline_parallel_size, gt: 1}]`.",
+        ),
+        Field(
+            "refuse",
+            Obj(
+                fields=(
+                    Field(
+                        "error",
+                        Enum(values=("ValueError", "NotImplementedError")),
+                        required=True,
+                        doc="The exception type the engine raises.",
+                    ),
+                    Field("message", Str(min_length=1), required=True, doc="Its exact words."),
+                )
+            ),
+            doc="Raise (a validation rule).",
+        ),
+        Field(
+            "pop_keys",
+            Obj(
+                fields=(
+                    Field(
+                        "from",
+                        List(items=_ENGINE_PATH, min_items=1),
+                        required=True,
+                        doc="Mappings to pop from (an unset one is skipped).",
+                    ),
+                    Field("keys", List(items=Str(min_length=1), min_items=1), required=True),
+                )
+            ),
+            doc="Remove keys from config mappings (a rewrite rule), e.g. RoPE fields.",
+        ),
+        Field(
+            "default_setting",
+            Obj(
+                fields=(
+                    Field("setting", _ENGINE_PATH, required=True, doc="The engine setting."),
+                    Field(
+                        "unset",
+                        Str(min_length=1),
+                        required=True,
+                        doc="The setting's value that means not chosen (`auto`).",
+                    ),
+                    Field(
+                        "source",
+                        _ENGINE_PATH,
+                        required=True,
+                        doc="The config field that fills an unchosen setting when set.",
+                    ),
+                    Field(
+                        "warning",
+                        Str(min_length=1),
+                        doc="Logged when both are set and differ (the setting wins); "
+                        "`{source}` and `{setting}` stand for the two values.",
+                    ),
+                )
+            ),
+            doc="Fill an engine setting from the model's config (a rewrite rule).",
+        ),
+    )
+)
+
+_CONFIG_HOOKS = Obj(
+    fields=(
+        Field(
+            "rules",
+            Map(keys=Str(pattern=SNAKE_CASE), values=_HOOK_RULE),
+            doc="Named rules, each one action (refuse, pop_keys or default_setting).",
+            required=True,
+        ),
+        Field(
+            "architectures",
+            Map(
+                keys=Str(pattern=IDENTIFIER),
+                values=List(items=Str(pattern=SNAKE_CASE), max_items=32, unique=True),
+            ),
+            doc="Per architecture, the rules its engine config hook runs, in order (vLLM: "
+            "MODELS_CONFIG_MAP[architecture].verify_and_update_config); an architecture not "
+            "listed has no hook.",
+            required=True,
+        ),
+    )
+)
+
 SPEC = Obj(
     fields=(
         Field("spec_version", Const(value=1), doc="Version of the spec language.", required=True),
@@ -1685,6 +2096,13 @@ SPEC = Obj(
         Field("speculative", _SPECULATIVE, required=True),
         Field("attention_backends", _ATTENTION_BACKENDS),
         Field("kv_cache", _KV_CACHE),
+        Field(
+            "config_hooks",
+            _CONFIG_HOOKS,
+            doc="The engine's per-architecture config hooks, as rewrite and validation rules; "
+            "generated: `config_hooks.verify_and_update_config(architecture, vllm_config)`.",
+            review=(behaviour("config hook changed", below=True),),
+        ),
         Field("runner", _RUNNER),
         Field("quantization", _QUANTIZATION),
         Field("kernels", _KERNELS),

@@ -287,6 +287,65 @@ class RegistryTable(enum.Enum):
 
 
 @dataclass(frozen=True)
+class NameTest:
+    """A test on a checkpoint name: it starts with one of ``starts_with`` or contains one of
+    ``contains``."""
+
+    starts_with: tuple[str, ...] = ()
+    contains: tuple[str, ...] = ()
+
+    @staticmethod
+    def parse(d: dict | None) -> NameTest | None:
+        if d is None:
+            return None
+        return NameTest(tuple(d.get("starts_with", ())), tuple(d.get("contains", ())))
+
+
+@dataclass(frozen=True)
+class NameRule:
+    """architectures.<name>.checkpoint_names.rules[i]: acts on a name that passes ``when`` (or
+    fails it, ``negate``): removes a prefix, adds one, replaces text, then goes on, keeps or
+    drops the name."""
+
+    when: NameTest | None  # None: every name
+    negate: bool
+    remove_prefix: tuple[str, ...]
+    add_prefix: str | None
+    replace: tuple[str, str, bool] | None  # (old, new, every occurrence)
+    then: str  # continue | keep | drop
+
+    @staticmethod
+    def parse(d: dict) -> NameRule:
+        replace = d.get("replace")
+        return NameRule(
+            NameTest.parse(d.get("if", d.get("unless"))),
+            "unless" in d,
+            tuple(d.get("remove_prefix", ())),
+            d.get("add_prefix"),
+            None
+            if replace is None
+            else (replace["old"], replace["new"], replace.get("count", "all") == "all"),
+            d.get("then", "continue"),
+        )
+
+
+@dataclass(frozen=True)
+class CheckpointNames:
+    """architectures.<name>.checkpoint_names: the rules in order, then ``keep_otherwise``."""
+
+    rules: tuple[NameRule, ...]
+    keep_otherwise: bool
+
+    @staticmethod
+    def parse(d: dict | None) -> CheckpointNames | None:
+        if d is None:
+            return None
+        return CheckpointNames(
+            tuple(NameRule.parse(r) for r in d["rules"]), d.get("otherwise", "keep") == "keep"
+        )
+
+
+@dataclass(frozen=True)
 class Architecture:
     name: str
     registry: RegistryTable
@@ -296,6 +355,8 @@ class Architecture:
     # (architectures.<name>.engine_sets, names of plan/engine.py's ENGINE_SETS); None: not
     # stated, so the lineage's architecture of the same module and class decides (plan/plugin.py).
     engine_sets: tuple[str, ...] | None = None
+    # architectures.<name>.checkpoint_names: how its load_weights renames checkpoint names
+    checkpoint_names: CheckpointNames | None = None
 
     @staticmethod
     def parse(name: str, d: dict) -> Architecture:
@@ -306,6 +367,7 @@ class Architecture:
             d["module"],
             d["class"],
             None if sets is None else tuple(sets),
+            CheckpointNames.parse(d.get("checkpoint_names")),
         )
 
 
@@ -545,6 +607,28 @@ class NumSpeculativeTokensRule:
         return self.default is NumSpeculativeTokensDefault.NONE
 
 
+class Conversion(enum.Enum):
+    """How the engine converts a value it copies into a draft config."""
+
+    INT = "int"  # int(value): int's own error for a value that is not a number
+    NONE = "none"  # as it is
+
+
+@dataclass(frozen=True)
+class DraftField:
+    """speculative.methods.<method>.draft_fields.<name>: a draft HF config field copied from
+    the target's config."""
+
+    name: str
+    source: str  # a config path (text_config.hc_count)
+    convert: Conversion
+    default: object  # when the source is unset; None: the field stays unset
+
+    @staticmethod
+    def parse(name: str, d: dict) -> DraftField:
+        return DraftField(name, d["source"], Conversion(d.get("convert", "none")), d.get("default"))
+
+
 @dataclass(frozen=True)
 class UnresolvedWeightSet:
     """A method's ``weights:`` that names no weight set of the spec. The typed parse is total
@@ -567,6 +651,12 @@ class SpeculativeMethod:
     target_quantization: TargetQuantization | None  # None: the draft's own
     reuses_target_kv_layout: bool
     adaptive_verification: bool
+    # target model type -> its own draft architecture (draft_architecture_by_model_type)
+    draft_architecture_by_model_type: tuple[tuple[str, str], ...] = ()
+    draft_fields: tuple[DraftField, ...] = ()
+
+    def draft_architecture_for(self, model_type: str) -> str | None:
+        return dict(self.draft_architecture_by_model_type).get(model_type, self.draft_architecture)
 
     @property
     def target_quantization_mode(self) -> str | None:
@@ -597,6 +687,12 @@ class SpeculativeMethod:
             else None,
             reuses_target_kv_layout=d.get("reuses_target_kv_layout", False),
             adaptive_verification=d.get("adaptive_verification", False),
+            draft_architecture_by_model_type=tuple(
+                sorted(d.get("draft_architecture_by_model_type", {}).items())
+            ),
+            draft_fields=tuple(
+                DraftField.parse(k, v) for k, v in d.get("draft_fields", {}).items()
+            ),
         )
 
 
@@ -765,6 +861,43 @@ class KvSourceCompressor:
 
 
 @dataclass(frozen=True)
+class StateDtype:
+    setting: str  # the engine setting: mamba_cache_dtype | mamba_ssm_cache_dtype
+    auto: str  # what "auto" means: model_dtype, or an earlier state's name
+
+
+@dataclass(frozen=True)
+class LinearAttentionState:
+    name: str
+    shape: tuple[int | str, ...]  # integers and expressions (spec/expressions.py)
+    conv_layout: bool  # layout: conv_state
+    dtype: StateDtype
+
+
+@dataclass(frozen=True)
+class LinearAttention:
+    """kv_cache.linear_attention: the state of a hybrid model's linear-attention layers."""
+
+    backend: str  # the engine backend class, by path
+    states: tuple[LinearAttentionState, ...]
+
+    @staticmethod
+    def parse(d: dict) -> LinearAttention:
+        return LinearAttention(
+            d["backend"],
+            tuple(
+                LinearAttentionState(
+                    s["name"],
+                    tuple(s["shape"]),
+                    s.get("layout", "as_written") == "conv_state",
+                    StateDtype(s["dtype"]["setting"], s["dtype"]["auto"]),
+                )
+                for s in d["states"]
+            ),
+        )
+
+
+@dataclass(frozen=True)
 class KvCache:
     spec_types: tuple[KvSpecType, ...]  # parents before children
     compress_ratios: tuple[int, ...]
@@ -776,6 +909,7 @@ class KvCache:
     kv_source_compressor: KvSourceCompressor | None = None
     # kv_cache.cache_spec_types: cache name -> the KV spec type vLLM plans it with
     cache_spec_types: tuple[tuple[str, str], ...] = ()
+    linear_attention: LinearAttention | None = None
 
     def nearest_state_like(self, name: str) -> KvSpecType | None:
         """The type ``name`` or its nearest ancestor that is state-like (isinstance covers
@@ -827,6 +961,7 @@ class KvCache:
             if "kv_source_compressor" in d
             else None,
             tuple(d.get("cache_spec_types", {}).items()),
+            LinearAttention.parse(d["linear_attention"]) if "linear_attention" in d else None,
         )
 
 
@@ -935,6 +1070,39 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class HookRule:
+    """config_hooks.rules.<name>: its tests (all must hold) and its one action, as the spec
+    states them (plain data: the generated module interprets them)."""
+
+    name: str
+    when: tuple[dict, ...]
+    action: str  # refuse | pop_keys | default_setting
+    arguments: dict
+
+    @staticmethod
+    def parse(name: str, d: dict) -> HookRule:
+        action = next(a for a in ("refuse", "pop_keys", "default_setting") if a in d)
+        return HookRule(name, tuple(d.get("when", ())), action, dict(d[action]))
+
+
+@dataclass(frozen=True)
+class ConfigHooks:
+    """config_hooks: the named rules, and per architecture the rules its hook runs."""
+
+    rules: tuple[HookRule, ...]
+    architectures: tuple[tuple[str, tuple[str, ...]], ...]
+
+    @staticmethod
+    def parse(d: dict | None) -> ConfigHooks | None:
+        if d is None:
+            return None
+        return ConfigHooks(
+            tuple(HookRule.parse(k, v) for k, v in d["rules"].items()),
+            tuple((k, tuple(v)) for k, v in d["architectures"].items()),
+        )
+
+
+@dataclass(frozen=True)
 class Variant:
     name: str
     display_name: str
@@ -958,6 +1126,17 @@ class Variant:
     # The engine release the spec describes (`engine: vllm==0.33.0`): the version after `==`.
     # None: the spec names no engine, and its family gets no vLLM plugin.
     engine_version: str | None = None
+    # variant.model_type_aliases: further HF model types the variant answers for
+    model_type_aliases: tuple[str, ...] = ()
+    # variant.composite_model_types: those whose HF config class nests the text config
+    composite_model_types: tuple[str, ...] = ()
+    # config_hooks: the engine's per-architecture config hooks as rules
+    config_hooks: ConfigHooks | None = None
+
+    @property
+    def model_types(self) -> tuple[str, ...]:
+        """The variant's model type, then its aliases."""
+        return (self.model_type, *self.model_type_aliases)
 
     @staticmethod
     def parse(
@@ -1014,6 +1193,9 @@ class Variant:
             ),
             provenance=provenance,
             engine_version=d["engine"].partition("==")[2] if "engine" in d else None,
+            model_type_aliases=tuple(d["variant"].get("model_type_aliases", ())),
+            composite_model_types=tuple(d["variant"].get("composite_model_types", ())),
+            config_hooks=ConfigHooks.parse(d.get("config_hooks")),
         )
 
     def method(self, method: Method) -> SpeculativeMethod | None:

@@ -23,6 +23,7 @@ PACKAGE_MODULES = frozenset(
         "_binding",
         "backends",
         "checkpoint",
+        "config_hooks",
         "csrc",
         "dispatch",
         "kv_cache",
@@ -81,15 +82,20 @@ MODULE_NAMES: dict[str, frozenset[str]] = {
     "kv_cache": frozenset(
         {
             "Any",
+            "BACKEND",  # a hybrid family's linear-attention state (kv_cache.linear_attention)
+            "CACHE_DTYPES",
             "Callable",
             "Mapping",
             "_STATE_LIKE",
+            "_cache_dtype",
+            "_divide",
             "_hf_field",
             "_is_kv_source",
             "annotations",
             "caps_state_group",
             "groups_for_anchor_bytes",
             "is_state_bucket",
+            "linear_attention_state",
             "validate_compress_ratio",
         }
     ),

@@ -128,6 +128,7 @@ def runner_cases() -> dict[str, dict]:
                             )
                             cases[name] = {
                                 "package": family.name,
+                                "variant": variant.name,
                                 "architecture": arch,
                                 "hf_config": hf_config(variant, arch),
                                 "model_runner": runner.value,
@@ -143,6 +144,7 @@ def plugin_cases() -> dict[str, dict]:
     return {
         arch.name: {
             "package": family.name,
+            "variant": variant.name,
             "module": arch.module,
             "class": arch.class_name,
             "architecture": arch.name,
@@ -154,16 +156,21 @@ def plugin_cases() -> dict[str, dict]:
 
 
 def binding_cases() -> dict[str, dict]:
-    """One engine name per family that the generated _binding takes from vLLM: a KV spec type
-    the spec names, deleted from vLLM's module before the import."""
+    """One engine name per family that the generated _binding takes from vLLM, deleted from
+    vLLM's module before the import: a KV spec type the spec names, or, for a family that names
+    none (Qwen's hybrid KV is a linear-attention state), CUDAGraphMode, which every family's
+    runner rules bind."""
     cases = {}
     for family in families():
-        spec_type = next(t for v in family.variants if v.kv_cache for t in v.kv_cache.spec_types)
-        cases[f"{family.name}:{spec_type.name}"] = {
-            "package": family.name,
-            "module": "vllm.v1.kv_cache_interface",
-            "name": spec_type.name,
-        }
+        spec_type = next(
+            (t.name for v in family.variants if v.kv_cache for t in v.kv_cache.spec_types), None
+        )
+        module, name = (
+            ("vllm.v1.kv_cache_interface", spec_type)
+            if spec_type
+            else ("vllm.config.compilation", "CUDAGraphMode")
+        )
+        cases[f"{family.name}:{name}"] = {"package": family.name, "module": module, "name": name}
     return cases
 
 
@@ -200,6 +207,7 @@ def speculative_cases() -> dict[str, dict]:
                     for n in [None, *range(1, 10)]:
                         cases[f"{variant.name}:{method}:{shape}:{n}"] = {
                             "package": family.name,
+                            "variant": variant.name,
                             "method": method,
                             "hf_config": config,
                             "num_speculative_tokens": n,
@@ -216,6 +224,7 @@ def quantization_cases() -> dict[str, dict]:
     return {
         f"{variant.name}:{m.method.value}:target={tq}:requested={rq}": {
             "package": family.name,
+            "variant": variant.name,
             "method": m.method.value,
             "hf_config": hf_config_changes(variant),
             "target_quantization": tq,
@@ -250,7 +259,8 @@ NOT_PACKABLE_KV_SPEC_TYPES = ("KVCacheSpec", "AttentionSpec", "EncoderOnlyAttent
 
 
 def kv_state_bucket_cases() -> dict[str, dict]:
-    """Every target variant x every KV spec type (the spec's kv_cache.spec_types, plus the
+    """Every target variant that names kv_cache.spec_types (the generated is_state_bucket
+    judges those; a variant naming none has no such rule) x every KV spec type (theirs, plus the
     wheel's others) x unsplit / split (vLLM's repeats_per_group None, or a number: whether a
     balanced bucket mixing page sizes splits the layers into pattern repeats)."""
     cases: dict[str, dict] = {}
@@ -259,10 +269,13 @@ def kv_state_bucket_cases() -> dict[str, dict]:
             {t.name for v in family.variants if v.kv_cache for t in v.kv_cache.spec_types}
         )
         for variant in family.variants:
+            if not (variant.kv_cache and variant.kv_cache.spec_types):
+                continue  # no state-bucket rule to compare (Qwen's KV is a linear-attention state)
             for type_name in named + sorted(set(ENGINE_ONLY_KV_SPEC_TYPES) - set(named)):
                 for split in (False, True):
                     cases[f"{variant.name}:{type_name}:{'split' if split else 'unsplit'}"] = {
                         "package": family.name,
+                        "variant": variant.name,
                         "target_model_type": variant.model_type,
                         "spec_type": type_name,
                         "split": split,
@@ -417,6 +430,12 @@ def checkpoint_cases() -> dict[str, dict]:
             for method in variant.methods:
                 draft = archs[method.draft_architecture]
                 weight_set = method.weights
+                if weight_set.block is None:
+                    # the driver derives the complete checkpoint from the declared decoder
+                    # block; a set that declares none (Qwen's MTP drafts: their names are
+                    # architectures.<draft>.checkpoint_names rules) is compared with vLLM's
+                    # own name rules in test_hybrid.py instead
+                    continue
                 # the other methods' tensors, shipped beside this method's (a hostile case);
                 # the names both sets declare are this set's own
                 own = set(weight_set.required + weight_set.optional)
@@ -440,6 +459,7 @@ def checkpoint_cases() -> dict[str, dict]:
                     block = weight_set.block
                     cases[f"{variant.name}:{method.method.value}:{shape}"] = {
                         "package": family.name,
+                        "variant": variant.name,
                         "model_type": variant.model_type,
                         "method": method.method.value,
                         "module": draft.module,
@@ -483,6 +503,7 @@ def speculative_method_cases() -> dict[str, dict]:
             for method in names:
                 cases[f"{variant.name}:{method!r}"] = {
                     "package": family.name,
+                    "variant": variant.name,
                     "method": method,
                     "hf_config": hf_config_changes(variant),
                     "judged": judged,

@@ -212,10 +212,28 @@ def _write_config(root, name: str, config: dict) -> str:
     return path
 
 
-def _model_config(path: str):
+def _model_config(path: str, **kwargs):
     from vllm.config import ModelConfig
 
-    return ModelConfig(model=path, tokenizer=path, skip_tokenizer_init=True, max_model_len=1024)
+    return ModelConfig(
+        model=path, tokenizer=path, skip_tokenizer_init=True, max_model_len=1024, **kwargs
+    )
+
+
+def _built(build: Callable[[], object]) -> object:
+    """What ``build`` returns, or the exception it raised: a target vLLM cannot build in this
+    venv (a model module that imports torchvision) is the outcome of its own cases, re-raised
+    inside each (``_target``), never the whole site's crash."""
+    try:
+        return build()
+    except Exception as error:  # re-raised in every case that needs this target
+        return error
+
+
+def _target(built: object) -> object:
+    if isinstance(built, Exception):
+        raise built
+    return built
 
 
 def site_runner(cases: dict[str, dict]) -> dict[str, dict]:
@@ -227,10 +245,13 @@ def site_runner(cases: dict[str, dict]) -> dict[str, dict]:
     # then built on a pretended Hopper, where CUDA graphs exist.
     root = tempfile.mkdtemp(prefix="dsv41gen-conformance-")
     models = {}
-    for case in cases.values():
-        key = json.dumps(case["hf_config"], sort_keys=True)
-        if key not in models:
-            models[key] = _model_config(_write_config(root, f"m{len(models)}", case["hf_config"]))
+    inspections = _InspectionFailures()
+    with inspections:
+        for case in cases.values():
+            key = json.dumps(case["hf_config"], sort_keys=True)
+            if key not in models:
+                path = _write_config(root, f"m{len(models)}", case["hf_config"])
+                models[key] = _built(lambda path=path: _model_config(path))
     platform = install_pretend_platform()
     platform.pretend({"platform": "CUDA", "capability": [9, 0]})
     import vllm.envs as envs
@@ -243,6 +264,7 @@ def site_runner(cases: dict[str, dict]) -> dict[str, dict]:
         envs.disable_envs_cache()
 
         def engine(case=case, model_config=model_config):
+            model_config = _target(model_config)
             speculative = None
             if case["method"] is not None:
                 speculative = SpeculativeConfig(
@@ -273,7 +295,10 @@ def site_runner(cases: dict[str, dict]) -> dict[str, dict]:
             )
             return mode.name
 
-        answers[case_id] = {"vllm": engine_outcome(engine), "generated": outcome(ours)}
+        answer = {"vllm": engine_outcome(engine), "generated": outcome(ours)}
+        if failures := inspections.named_in(answer["vllm"]):
+            answer["inspection_failures"] = failures
+        answers[case_id] = answer
     return answers
 
 
@@ -301,22 +326,19 @@ def site_plugin(cases: dict[str, dict]) -> dict[str, dict]:
     answers = {}
     for case_id, case in sorted(cases.items()):
 
-        def resolved(case=case):
+        def resolves(case=case):
             cls = ModelRegistry._try_load_model_cls(case["architecture"])
-            spec_class = getattr(importlib.import_module(case["module"]), case["class"])
-            return {
-                "registered_as": registered.get(case["architecture"]),
-                "resolves_to_spec_class": cls is spec_class,
-            }
+            return cls is getattr(importlib.import_module(case["module"]), case["class"])
 
+        # what the plugin registered needs no import; resolving it imports the model module,
+        # which may fail here (a module that imports torchvision), so it is an outcome apart
         answers[case_id] = {
-            "vllm": engine_outcome(resolved),
-            "generated": {
-                "ok": {
-                    "registered_as": f"{case['module']}:{case['class']}",
-                    "resolves_to_spec_class": True,
-                }
+            "registered": {
+                "vllm": registered.get(case["architecture"]),
+                "generated": f"{case['module']}:{case['class']}",
             },
+            "vllm": engine_outcome(resolves),
+            "generated": {"ok": True},
         }
     return answers
 
@@ -353,6 +375,44 @@ class _Captured:
         return False
 
 
+class _InspectionFailures:
+    """Why vLLM failed to inspect each architecture, while the block runs: the last line of the
+    traceback its inspection subprocess printed (``ModuleNotFoundError: No module named
+    'torchvision'``). vLLM logs it once per architecture (the inspection is memoised) and raises
+    only "failed to be inspected", so the site keeps the line for every later case."""
+
+    def __init__(self):
+        import logging
+
+        self.failures: dict[str, str] = {}
+        self.handler = logging.Handler()
+        self.handler.emit = self._keep
+
+    def _keep(self, record) -> None:
+        if not record.getMessage().startswith("Error in inspecting model architecture"):
+            return
+        error = record.exc_info[1] if record.exc_info else None
+        lines = [line for line in str(error).splitlines() if line.strip()]
+        self.failures[str(record.args[0])] = lines[-1] if lines else ""
+
+    def __enter__(self):
+        import logging
+
+        logging.getLogger("vllm").addHandler(self.handler)
+        return self
+
+    def __exit__(self, *exc):
+        import logging
+
+        logging.getLogger("vllm").removeHandler(self.handler)
+        return False
+
+    def named_in(self, outcome: dict[str, object]) -> dict[str, str]:
+        """The failures of the architectures an outcome's message names."""
+        message = str(outcome.get("message", ""))
+        return {arch: line for arch, line in self.failures.items() if repr(arch) in message}
+
+
 def site_speculative(cases: dict[str, dict]) -> dict[str, dict]:
     import tempfile
 
@@ -360,19 +420,24 @@ def site_speculative(cases: dict[str, dict]) -> dict[str, dict]:
 
     root = tempfile.mkdtemp(prefix="dsv41gen-conformance-")
     models = {}
+    targets = {}
     answers = {}
+    inspections = _InspectionFailures()
     for case_id, case in sorted(cases.items()):
         key = json.dumps(case["hf_config"], sort_keys=True)
         if key not in models:
-            path = _write_config(root, f"m{len(models)}", case["hf_config"])
-            models[key] = (path, _model_config(path))
-        path, target = models[key]
+            models[key] = _write_config(root, f"m{len(models)}", case["hf_config"])
+        path = models[key]
         requested = case["num_speculative_tokens"]
 
-        def engine(case=case, path=path, target=target, requested=requested):
+        def engine(case=case, path=path, requested=requested):
+            # built inside the case: a target vLLM cannot build in this venv (a model class
+            # that needs torchvision) is that case's outcome, not the whole site's crash
+            if path not in targets:
+                targets[path] = _model_config(path)
             kwargs = {
                 "method": case["method"],
-                "target_model_config": target,
+                "target_model_config": targets[path],
                 "target_parallel_config": ParallelConfig(),
             }
             if requested is None:
@@ -410,7 +475,11 @@ def site_speculative(cases: dict[str, dict]) -> dict[str, dict]:
                 "warnings": [m for m in captured.messages if "num_speculative_tokens" in m],
             }
 
-        answers[case_id] = {"vllm": engine_outcome(engine), "generated": outcome(ours)}
+        with inspections:
+            answer = {"vllm": engine_outcome(engine), "generated": outcome(ours)}
+        if failures := inspections.named_in(answer["vllm"]):
+            answer["inspection_failures"] = failures
+        answers[case_id] = answer
     return answers
 
 
@@ -418,29 +487,29 @@ def site_quantization(cases: dict[str, dict]) -> dict[str, dict]:
     """The draft's quantization for a target quantized or not and a user value or none."""
     import tempfile
 
-    from vllm.config import ModelConfig, ParallelConfig, SpeculativeConfig
+    from vllm.config import ParallelConfig, SpeculativeConfig
 
     root = tempfile.mkdtemp(prefix="dsv41gen-conformance-")
     targets = {}
     answers = {}
+    inspections = _InspectionFailures()
     for case_id, case in sorted(cases.items()):
         key = (json.dumps(case["hf_config"], sort_keys=True), case["target_quantization"])
         if key not in targets:
             path = _write_config(root, f"q{len(targets)}", case["hf_config"])
-            targets[key] = ModelConfig(
-                model=path,
-                tokenizer=path,
-                skip_tokenizer_init=True,
-                max_model_len=1024,
-                quantization=case["target_quantization"],
-            )
+            with inspections:
+                targets[key] = _built(
+                    lambda path=path, q=case["target_quantization"]: _model_config(
+                        path, quantization=q
+                    )
+                )
         target = targets[key]
 
         def engine(case=case, target=target):
             kwargs = {
                 "method": case["method"],
                 "num_speculative_tokens": 1,
-                "target_model_config": target,
+                "target_model_config": _target(target),
                 "target_parallel_config": ParallelConfig(),
             }
             if case["requested"] is not None:
@@ -452,11 +521,15 @@ def site_quantization(cases: dict[str, dict]) -> dict[str, dict]:
             return speculative.draft_quantization(
                 case["hf_config"]["model_type"],
                 case["method"],
-                target.quantization,
+                # the target vLLM built; where it could not, the case's (the case xfails)
+                getattr(target, "quantization", case["target_quantization"]),
                 case["requested"],
             )
 
-        answers[case_id] = {"vllm": engine_outcome(engine), "generated": outcome(ours)}
+        answer = {"vllm": engine_outcome(engine), "generated": outcome(ours)}
+        if failures := inspections.named_in(answer["vllm"]):
+            answer["inspection_failures"] = failures
+        answers[case_id] = answer
     return answers
 
 
@@ -497,10 +570,13 @@ def site_speculative_methods(cases: dict[str, dict]) -> dict[str, dict]:
             "mtp_model_types": flat(engine.MTPModelTypes),
         }
     }
+    inspections = _InspectionFailures()
     for case_id, case in sorted(cases.items()):
         key = json.dumps(case["hf_config"], sort_keys=True)
         if key not in targets:
-            targets[key] = _model_config(_write_config(root, f"s{len(targets)}", case["hf_config"]))
+            path = _write_config(root, f"s{len(targets)}", case["hf_config"])
+            with inspections:
+                targets[key] = _built(lambda path=path: _model_config(path))
         speculative = importlib.import_module(f"{case['package']}.speculative")
         mt = case["hf_config"]["model_type"]
         seen.clear()
@@ -509,7 +585,7 @@ def site_speculative_methods(cases: dict[str, dict]) -> dict[str, dict]:
                 SpeculativeConfig(
                     method=case["method"],
                     num_speculative_tokens=1,
-                    target_model_config=targets[key],
+                    target_model_config=_target(targets[key]),
                     target_parallel_config=ParallelConfig(),
                 )
                 and None
@@ -528,6 +604,8 @@ def site_speculative_methods(cases: dict[str, dict]) -> dict[str, dict]:
             },
             "vllm_other_error": None if "ok" in built or "refusal" in vllm else built,
         }
+        if failures := inspections.named_in(built):
+            answers[case_id]["inspection_failures"] = failures
     SpeculativeConfig.__post_init__ = original
     return answers
 

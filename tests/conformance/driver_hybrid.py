@@ -220,6 +220,63 @@ class _NamesLoader:
 # MTP modules import qwen3_vl, which needs torchvision: not in the venv).
 _DRAFT_MODULES = {"Qwen3NextMTP": "vllm.model_executor.models.qwen3_next_mtp"}
 
+# The others: their name-mapping code, read from the wheel's module file and compiled alone
+# (file, class whose methods are lifted, module-level functions they call). Their modules'
+# imports are what fails, not this code: it needs only the loader and mapper it is handed.
+_LIFTED_DRAFTS = {
+    "Qwen3_5MTP": ("model_executor/models/qwen3_5_mtp.py", "Qwen3_5MTP", ()),
+    # Qwen3_5MoeMTP(Qwen3_5MTP, ...) inherits both methods
+    "Qwen3_5MoeMTP": ("model_executor/models/qwen3_5_mtp.py", "Qwen3_5MTP", ()),
+    "Qwen4ExpMTP": (
+        "models/qwen4_exp/nvidia/mtp.py",
+        "Qwen4ExpMTP",
+        ("_remap_mtp_weight_name",),
+    ),
+}
+_LIFTED_METHODS = ("is_unused_checkpoint_weight", "load_weights")
+
+
+def _lifted_draft(architecture: str):
+    """A class holding the draft's own checkpoint-name methods, compiled from the wheel's
+    source with the loader stand-in and vLLM's real WeightsMapper as their globals."""
+    import ast
+    from collections.abc import Iterable
+    from pathlib import Path
+
+    import torch
+    import vllm
+    from vllm.model_executor.models.utils import WeightsMapper
+
+    relative, class_name, functions = _LIFTED_DRAFTS[architecture]
+    tree = ast.parse((Path(vllm.__file__).parent / relative).read_text(encoding="utf-8"))
+    namespace = {
+        "AutoWeightsLoader": _NamesLoader,
+        "WeightsMapper": WeightsMapper,
+        "Iterable": Iterable,
+        "torch": torch,
+        # the loader's ignored suffixes: the stand-in loader takes no notice of them
+        "_QWEN4_EXP_IGNORED_MISSING_SUFFIXES": set(),
+    }
+    top = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    for name in functions:
+        exec(compile(ast.Module([top[name]], []), relative, "exec"), namespace)
+    methods = [
+        n
+        for n in top[class_name].body
+        if isinstance(n, ast.FunctionDef) and n.name in _LIFTED_METHODS
+    ]
+    body = ast.ClassDef(class_name, [], [], methods or [ast.Pass()], [])
+    exec(compile(ast.fix_missing_locations(ast.Module([body], [])), relative, "exec"), namespace)
+    return namespace[class_name]
+
+
+def _draft_class(architecture: str):
+    if architecture in _LIFTED_DRAFTS:
+        return _lifted_draft(architecture)
+    module = importlib.import_module(_DRAFT_MODULES[architecture])
+    module.AutoWeightsLoader = _NamesLoader
+    return getattr(module, architecture)
+
 
 def site_draft_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
     """Which checkpoint names an MTP draft loads, and under which name: the draft class's own
@@ -228,9 +285,7 @@ def site_draft_checkpoint(cases: dict[str, dict]) -> dict[str, dict]:
     for case_id, case in sorted(cases.items()):
 
         def engine(case=case):
-            module = importlib.import_module(_DRAFT_MODULES[case["architecture"]])
-            cls = getattr(module, case["architecture"])
-            module.AutoWeightsLoader = _NamesLoader
+            cls = _draft_class(case["architecture"])
             me = SimpleNamespace()
             me.is_unused_checkpoint_weight = lambda name: cls.is_unused_checkpoint_weight(me, name)
             return {n: None for n in case["names"]} | dict(

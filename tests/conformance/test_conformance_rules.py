@@ -4,7 +4,12 @@ it runs without the vLLM venv, and each way of not conforming fails it."""
 from __future__ import annotations
 
 import pytest
-from conformancerules import assert_conforms, conformance_failure, is_engine_crash
+from conformancerules import (
+    assert_conforms,
+    conformance_failure,
+    is_engine_crash,
+    torchvision_inspection_failure,
+)
 
 FIELD = "num_speculative_tokens"
 # vLLM 0.33.0's outcome for an MTP draft without num_speculative_tokens, as the driver records it
@@ -96,3 +101,53 @@ def test_values_compare_exactly():
     other = {"ok": {"num_speculative_tokens": 3, "draft_n_predict": 3, "warnings": []}}
     assert conformance_failure(value, other, FIELD) is not None
     assert conformance_failure(value, REFUSAL, FIELD) is not None
+
+
+# vLLM 0.33.0's ModelConfig for a target whose model module does not import, as the driver records it
+NOT_INSPECTED = {
+    "raises": "ValueError",
+    "message": "Model architectures ['Qwen3_5ForCausalLM'] failed to be inspected. "
+    "Please check the logs for more details.",
+}
+NO_TORCHVISION = {"Qwen3_5ForCausalLM": "ModuleNotFoundError: No module named 'torchvision'"}
+
+
+@pytest.mark.parametrize(
+    ("vllm", "failures", "archs"),
+    [
+        (NOT_INSPECTED, NO_TORCHVISION, ["Qwen3_5ForCausalLM"]),
+        (
+            NOT_INSPECTED,
+            {"Qwen3_5ForCausalLM": "RuntimeError: operator torchvision::nms does not exist"},
+            ["Qwen3_5ForCausalLM"],
+        ),
+        # another import failing, or none recorded: compared as any other outcome
+        (
+            NOT_INSPECTED,
+            {"Qwen3_5ForCausalLM": "ModuleNotFoundError: No module named 'vllm._C'"},
+            [],
+        ),
+        (NOT_INSPECTED, {}, []),
+        (NOT_INSPECTED, {"DeepseekV4ForCausalLM": NO_TORCHVISION["Qwen3_5ForCausalLM"]}, []),
+        # not exactly that error
+        ({**NOT_INSPECTED, "raises": "RuntimeError"}, NO_TORCHVISION, []),
+        (
+            {**NOT_INSPECTED, "message": NOT_INSPECTED["message"] + " (and more)"},
+            NO_TORCHVISION,
+            [],
+        ),
+        (CRASH, NO_TORCHVISION, []),
+        ({"ok": {"num_speculative_tokens": 1}}, NO_TORCHVISION, []),
+    ],
+)
+def test_what_counts_as_vllm_failing_on_torchvision(vllm, failures, archs):
+    assert torchvision_inspection_failure(vllm, failures) == archs
+
+
+def test_the_recorded_type_of_the_inspection_failure_is_the_sites():
+    wrapped = {**NOT_INSPECTED, "raises": "ValidationError"}
+    assert torchvision_inspection_failure(wrapped, NO_TORCHVISION) == []
+    assert torchvision_inspection_failure(wrapped, NO_TORCHVISION, "ValidationError") == [
+        "Qwen3_5ForCausalLM"
+    ]
+    assert torchvision_inspection_failure(NOT_INSPECTED, NO_TORCHVISION, "ValidationError") == []

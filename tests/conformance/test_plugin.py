@@ -29,7 +29,27 @@ def answers(driver, tmp_path_factory):
     return driver.run("plugin", CASES, extra_path=site)
 
 
+# What importing Qwen3.5's and Qwen4Exp's model modules raises in the CPU conformance venv
+# (through qwen3_vl.py and transformers' Qwen2-VL image processor): no torchvision loads beside
+# torch 2.13.0+cpu. Only the resolution of those architectures xfails, and only on exactly this.
+NO_TORCHVISION = {"raises": "ModuleNotFoundError", "message": "No module named 'torchvision'"}
+NEEDS_TORCHVISION = ("qwen3_5", "qwen4_exp")
+
+
 @pytest.mark.parametrize("case_id", sorted(CASES))
 def test_plugin_registers_and_vllm_resolves(answers, case_id):
     answer = answers[case_id]
+    assert answer["registered"]["vllm"] == answer["registered"]["generated"]
+    if answer["vllm"] == NO_TORCHVISION:
+        pytest.xfail(
+            f"{CASES[case_id]['module']} imports torchvision, which does not load in the CPU "
+            "conformance venv: the plugin registered it (asserted above); resolving it is not"
+        )
     assert answer["generated"] == answer["vllm"]
+
+
+def test_only_qwen35_and_qwen4exp_fail_on_torchvision(answers):
+    failing = sorted(c for c in CASES if answers[c]["vllm"] == NO_TORCHVISION)
+    expected = sorted(c for c, case in CASES.items() if case["variant"] in NEEDS_TORCHVISION)
+    assert expected, "no Qwen3.5 / Qwen4Exp architecture in the plugin matrix"
+    assert failing == expected

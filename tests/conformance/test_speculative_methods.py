@@ -14,14 +14,20 @@ model_type (``deepseek_mtp``, ``glm4_moe_mtp``, ...) into ``mtp``. The driver
   checks of eagle, ngram, ... are not the family's).
 
 Matrix: every target variant x every name vLLM 0.33.0 knows, every method the spec language
-names and ``UNKNOWN_METHODS`` (medusa and mlp_speculator among them).
+names and ``UNKNOWN_METHODS`` (medusa and mlp_speculator among them). A target vLLM cannot
+build in the CPU venv (Qwen3.5, Qwen4Exp: torchvision) is an asserted xfail of its own cases
+(test_torchvision_xfails.py says which).
 """
 
 from __future__ import annotations
 
 import pytest
 from conformancecases import speculative_method_cases
-from conformancerules import assert_conforms
+from conformancerules import (
+    CPU_VENV_CANNOT_INSPECT,
+    assert_conforms,
+    torchvision_inspection_failure,
+)
 
 from dsv41gen.plan.engine import MTP_MODEL_TYPES, SPECULATIVE_METHODS
 
@@ -43,6 +49,10 @@ def test_engine_facts_are_the_wheels(answers):
 def test_method_name_is_judged_as_vllm_does(answers, case_id):
     answer = answers[case_id]
     vllm, generated = answer["vllm"], answer["generated"]
+    # a target vLLM cannot build here never reaches the method: its name is not judged
+    archs = torchvision_inspection_failure(vllm["name"], answer.get("inspection_failures", {}))
+    if archs:
+        pytest.xfail(CPU_VENV_CANNOT_INSPECT.format(archs=", ".join(archs)))
     # conformancerules: exact, but for an engine crash, which must be refused naming the method
     assert_conforms(vllm["name"], generated["name"], "method")
     if "refusal" in vllm:
@@ -64,7 +74,7 @@ def test_standalone_error_has_vllms_text(answers):
     unknown = {
         c["method"]: answers[i]["vllm"]["name"]
         for i, c in CASES.items()
-        if "raises" in answers[i]["vllm"]["name"]
+        if "raises" in answers[i]["vllm"]["name"] and "inspection_failures" not in answers[i]
     }
     assert unknown
     script = (

@@ -16,6 +16,10 @@ The matrix crosses, per variant: the target checkpoint's ``num_nextn_predict_lay
 config has its own ``num_nextn_predict_layers`` of 0 or 3). And ``VllmConfig`` over every
 cudagraph mode, both model runners, the compilation mode (vLLM's default, 0) and the
 ``kv_cache_dtype`` (auto, fp8, fp8_ds_mla).
+
+A case whose target vLLM cannot inspect in the CPU venv because its model module imports
+torchvision (Qwen3.5, Qwen4Exp: none loads beside torch 2.13.0+cpu) is not compared: its set
+must be exactly those variants' cases, and it is reported as an xfail.
 """
 
 from __future__ import annotations
@@ -26,7 +30,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conformancerules import conformance_failure, is_engine_crash
+from conformancerules import (
+    conformance_failure,
+    is_engine_crash,
+    torchvision_inspection_failure,
+)
 
 sys.path.append(str(Path(__file__).resolve().parents[1] / "plugin"))
 from pluginhelpers import (  # noqa: E402
@@ -54,6 +62,13 @@ FP8_CHECKPOINT = {
     "weight_block_size": [128, 128],
 }
 MINIMUM_CASES = 3000
+# The variants whose target model module imports torchvision (vllm/model_executor/models/
+# qwen3_5.py and qwen4_exp.py, through qwen3_vl.py and transformers' Qwen2-VL image processor)
+NEEDS_TORCHVISION = ("qwen3_5", "qwen4_exp")
+COMPARED_INSTEAD = (
+    "the same draft rewrite, config hooks, GDN state and draft names are compared against "
+    "vLLM's lower-level functions in tests/conformance/test_hybrid.py"
+)
 
 
 def _families():
@@ -146,6 +161,7 @@ def build_matrix(family, root: Path) -> list[dict]:
                                 cases.append(
                                     {
                                         "kind": "vllm_config",
+                                        "variant": variant.name,
                                         "model": model,
                                         "runner": runner,
                                         "cudagraph_mode": mode,
@@ -178,6 +194,19 @@ def _as_outcome(result: dict) -> dict:
     if result["outcome"] != "error":
         return {"ok": result["values"]}
     return {"raises": result["type"], "message": result["message"]}
+
+
+def _uninspectable(compared: dict) -> list[int]:
+    """The cases whose stock outcome is vLLM failing to inspect the target because torchvision
+    does not import (the driver's record of the inspection says so)."""
+    failures = compared["stock"]["inspection_failures"]
+    return [
+        i
+        for i, result in enumerate(compared["stock"]["results"])
+        if result["outcome"] == "error"
+        # the plugin driver records pydantic's ValidationError, with the ValueError's message
+        and torchvision_inspection_failure(_as_outcome(result), failures, "ValidationError")
+    ]
 
 
 def _draft_nextn(case: dict) -> int | None:
@@ -273,7 +302,10 @@ def test_the_matrix_is_large_and_reaches_both_outcomes(compared):
     built = Counter(
         c["variant"] for c, r in zip(cases, stock) if c.get("variant") and r["outcome"] == "ok"
     )
-    variants = {c["variant"] for c in cases if c.get("variant")}
+    uninspectable = set(_uninspectable(compared))
+    variants = {
+        c["variant"] for i, c in enumerate(cases) if c.get("variant") and i not in uninspectable
+    }
     assert set(built) == variants, f"variants no case builds for: {sorted(variants - set(built))}"
     fp8 = [
         r
@@ -295,8 +327,9 @@ def test_v4_and_v41_behave_as_stock_vllm_with_the_plugin(compared):
     )
     refused: dict[str, list[dict]] = {name: [] for name in CRASH_RULES}
     differ = []
-    for case, before, after in zip(cases, stock["results"], plugin["results"]):
-        if before == after:
+    uninspectable = set(_uninspectable(compared))
+    for i, (case, before, after) in enumerate(zip(cases, stock["results"], plugin["results"])):
+        if before == after or i in uninspectable:
             continue
         rule = _crash_rule(case, before, after)
         if rule is None:
@@ -320,7 +353,36 @@ def test_v4_and_v41_behave_as_stock_vllm_with_the_plugin(compared):
     for name, covered in refused.items():
         assert covered, f"the crash rule {name!r} matches no case: stale"
     print(
-        f"\nstock versus plugin: {len(cases)} cases, {len(differ)} mismatches, "
-        + ", ".join(f"{len(v)} x {k}" for k, v in refused.items())
+        f"\nstock versus plugin: {len(cases) - len(uninspectable)} of {len(cases)} cases compared "
+        f"({len(uninspectable)} not: torchvision), {len(differ)} mismatches, "
+        + ", ".join(f"{len(v)} x {k} {_per_variant(v)}" for k, v in refused.items())
         + f"; both runs {compared['wall']:.0f} s wall"
+    )
+
+
+def _per_variant(cases: list[dict]) -> dict[str, int]:
+    return dict(sorted(Counter(c.get("variant") for c in cases).items()))
+
+
+def test_the_cases_vllm_cannot_inspect_here_are_the_qwen35_and_qwen4exp_targets(compared):
+    """Not compared above: exactly the cases of the variants whose model module imports
+    torchvision, both runs failing alike, so no DeepSeek or Qwen3-Next case hides behind it.
+    The day torchvision loads in the venv this fails: those cases compare then."""
+    cases, stock, plugin = compared["cases"], compared["stock"], compared["plugin"]
+    uninspectable = _uninspectable(compared)
+    expected = [i for i, c in enumerate(cases) if c.get("variant") in NEEDS_TORCHVISION]
+    assert expected, "no Qwen3.5 / Qwen4Exp case in the matrix"
+    assert uninspectable == expected, {
+        "uninspectable, not Qwen3.5/Qwen4Exp": [cases[i] for i in uninspectable][:5],
+        "Qwen3.5/Qwen4Exp, inspected (torchvision loads now?)": len(
+            set(expected) - set(uninspectable)
+        ),
+    }
+    assert all(stock["results"][i] == plugin["results"][i] for i in uninspectable)
+    print(f"\nstock versus plugin: {len(uninspectable)} of {len(cases)} cases xfail (torchvision)")
+    pytest.xfail(
+        f"{len(uninspectable)} cases: vLLM 0.33.0 cannot inspect "
+        f"{', '.join(sorted(stock['inspection_failures']))} in the CPU conformance venv (their "
+        "model modules import torchvision, which does not load beside torch 2.13.0+cpu); "
+        + COMPARED_INSTEAD
     )

@@ -12,9 +12,11 @@ of writing (e.g. the V4.1 `extends:` key is line 8 column 1). Columns are litera
 from __future__ import annotations
 
 import re
+import shutil
 
 import pytest
 from corehelpers import V4, V41, edit, expand
+from repohelpers import SPECS
 
 # (id, [(file, old, new), ...], expected stderr lines without the "N errors" summary)
 CASES = [
@@ -946,6 +948,27 @@ specs/deepseek_v41.yaml:@    unsupported_compress_ratio_message: >-@:5: kv_cache
 
 CASES += [
     (
+        "backend_engine_names_vllm_lacks",
+        [
+            (
+                V4,
+                "parent_module: vllm.v1.attention.backends.mla.indexer",
+                "parent_module: vllm.v1.attention.backends.mla.indexr",
+            ),
+            (
+                V41,
+                "class: DeepseekV41SparseIndexerMetadataBuilder",
+                "class: DeepseekV41SparseIndexerMetadataBuildr",
+            ),
+            (V41, "sparse_mla.FlashMLAMegaAttnBackend", "sparse_mla.FlashMLAMegaAtnBackend"),
+        ],
+        """
+specs/deepseek_v4.yaml:@parent_module: vllm.v1.attention.backends.mla.indexr@:5: attention_backends.DeepseekV4IndexerBackend.parent_module: vLLM 0.33.0 has no module 'vllm.v1.attention.backends.mla.indexr' to take the base backend from: name the module that defines `parent`; did you mean 'vllm.v1.attention.backends.mla.indexer'?
+specs/deepseek_v41.yaml:@class: DeepseekV41SparseIndexerMetadataBuildr@:7: attention_backends.DeepseekV41SparseIndexerBackend.metadata_builder.class: vllm.v1.attention.backends.mla.sparse_indexer in vLLM 0.33.0 binds no 'DeepseekV41SparseIndexerMetadataBuildr' for the metadata builder (it has AttentionSpec, CommonAttentionMetadata, DeepseekV32IndexerMetadata, DeepseekV32IndexerMetadataBuilder, DeepseekV41IndexerBackend, DeepseekV41SparseIndexerBackend, DeepseekV41SparseIndexerMetadata, DeepseekV41SparseIndexerMetadataBuilder, SparseMQARowsMetadata, VllmConfig); did you mean 'DeepseekV41SparseIndexerMetadataBuilder'?
+specs/deepseek_v41.yaml:@class_path: vllm.models.deepseek_v41.sparse_mla.FlashMLAMegaAtnBackend@:5: attention_backends.FLASHMLA_MEGA_ATTN_DSV41.class_path: vllm.models.deepseek_v41.sparse_mla in vLLM 0.33.0 binds no 'FlashMLAMegaAtnBackend' (it has Any, AttentionBackend, AttentionCGSupport, AttentionMetadata, AttentionMetadataBuilder, AttentionSpec, CacheDType, ClassVar, CommonAttentionMetadata, DeepseekSparseSWAMetadata, DeepseekSparseSWAMetadataBuilder, DeepseekV41SparseSWAMetadataBuilder, DeepseekV4FlashMLABackend, DeepseekV4FlashMLAMetadata, DeepseekV4FlashMLAMetadataBuilder, DeepseekV4SparseMLABackend, DeepseekV4SparseMLAMetadataBuilder, DeviceCapability, FlashMLAMegaAttnBackend, MultipleOf, ... (21 in all)); did you mean 'FlashMLAMegaAttnBackend'?
+""",
+    ),
+    (
         "generated_name_clashes_with_the_language_and_the_generated_modules",
         [
             (V4, "  name: deepseek_v4\n", "  name: json\n"),
@@ -1072,6 +1095,118 @@ def test_golden_error_output(specs_copy, run_cli, tmp_path, edits, expected):
     assert not (tmp_path / "out").exists()
 
 
+Q35 = "qwen3_5.yaml"
+QWEN_SPECS = ("qwen3_next.yaml", Q35, "qwen4_exp.yaml")
+
+# The same, on the Qwen family's child spec (built alone: its own family and package).
+QWEN_CASES = [
+    (
+        "config_hook_warning_names_an_unknown_value",
+        [(Q35, "mamba_ssm_dtype='{source}' in its", "mamba_ssm_dtype='{sorce}' in its")],
+        """
+specs/qwen3_5.yaml:@warning: "Qwen3.5@:9: config_hooks.rules.ssm_dtype.default_setting.warning: {sorce} is not a value the warning can name; use {source} or {setting}; did you mean 'source'?
+""",
+    ),
+    (
+        "linear_attention_dtype_names_no_earlier_state",
+        [("qwen3_next.yaml", "auto: conv}", "auto: cnv}")],
+        """
+specs/qwen3_next.yaml:@auto: cnv}@:49: kv_cache.linear_attention.states.1.dtype.auto: 'cnv' is neither model_dtype nor an earlier state's name; use one of: model_dtype, conv
+""",
+    ),
+    (
+        "config_hook_two_actions_unknown_rule_and_architecture",
+        [
+            (
+                "qwen4_exp.yaml",
+                "strip_mrope: {pop_keys: *strip_mrope}",
+                "strip_mrope: {pop_keys: *strip_mrope, refuse: {error: ValueError, message: x}}",
+            ),
+            (
+                "qwen4_exp.yaml",
+                "speculative_method, strip_mrope]",
+                "speculative_method, strip_mrop]",
+            ),
+            ("qwen4_exp.yaml", "    Qwen4ExpMTP:\n      [", "    Qwen4ExpMPT:\n      ["),
+        ],
+        """
+specs/qwen4_exp.yaml:@message: x@:5: config_hooks.rules.strip_mrope: a rule has exactly one action (refuse, pop_keys, default_setting); this one has 2: split it into one rule per action
+specs/qwen4_exp.yaml:@strip_mrop]@:61: config_hooks.architectures.Qwen4ExpForCausalLM.7: no rule 'strip_mrop' under config_hooks.rules; did you mean 'strip_mrope'?
+specs/qwen4_exp.yaml:@Qwen4ExpMPT@:5: config_hooks.architectures.Qwen4ExpMPT: unknown architecture 'Qwen4ExpMPT'; declare it under `architectures` or remove the hook (`!delete` in a child spec); did you mean 'Qwen4ExpMTP'?
+""",
+    ),
+    (
+        "checkpoint_name_rule_with_two_tests_and_no_action",
+        [
+            (
+                "qwen3_next.yaml",
+                "- {unless: {starts_with: [mtp.], contains: [embed_tokens, lm_head]}, then: drop}",
+                "- {if: {starts_with: [mtp.]}, unless: {contains: [lm_head]}}",
+            )
+        ],
+        """
+specs/qwen3_next.yaml:@unless: {contains@:11: architectures.Qwen3NextMTP.checkpoint_names.rules.0: this rule does nothing; give it remove_prefix, add_prefix or replace, or `then: keep` / `then: drop`
+specs/qwen3_next.yaml:@unless: {contains@:39: architectures.Qwen3NextMTP.checkpoint_names.rules.0.unless: a rule has one test, `if` or `unless`, not both; split it into two rules
+""",
+    ),
+    (
+        "model_type_alias_of_itself_and_composite_type_unknown",
+        [
+            (
+                Q35,
+                "model_type_aliases: [qwen3_5_text",
+                "model_type_aliases: [qwen3_5, qwen3_5_text",
+            ),
+            (
+                Q35,
+                "composite_model_types: [qwen3_5, qwen3_5_moe]",
+                "composite_model_types: [qwen3_5, qwen3_5_mo]",
+            ),
+        ],
+        """
+specs/qwen3_5.yaml:@model_type_aliases:@:24: variant.model_type_aliases.0: 'qwen3_5' is the variant's model_type already; list only further model types here
+specs/qwen3_5.yaml:@composite_model_types:@:36: variant.composite_model_types.1: 'qwen3_5_mo' is not one of this variant's model types (qwen3_5, qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text); list it in variant.model_type_aliases; did you mean 'qwen3_5_moe'?
+""",
+    ),
+    (
+        "draft_architecture_for_a_model_type_not_the_variants",
+        [(Q35, "qwen3_5_moe_text: Qwen3_5MoeMTP", "qwen3_5_moe_txt: Qwen3_5MoeMTP")],
+        """
+specs/qwen3_5.yaml:@qwen3_5_moe_txt:@:9: speculative.methods.mtp.draft_architecture_by_model_type.qwen3_5_moe_txt: 'qwen3_5_moe_txt' is not one of this variant's model types (qwen3_5, qwen3_5_text, qwen3_5_moe, qwen3_5_moe_text); remove the entry (`!delete` in a child spec); did you mean 'qwen3_5_moe_text'?
+""",
+    ),
+    (
+        "draft_architecture_by_model_type_unregistered",
+        [(Q35, "qwen3_5_moe: Qwen3_5MoeMTP", "qwen3_5_moe: Qwen3_5MoeMPT")],
+        """
+specs/qwen3_5.yaml:@Qwen3_5MoeMPT@:9: speculative.methods.mtp.draft_architecture_by_model_type.qwen3_5_moe: unknown architecture 'Qwen3_5MoeMPT'; declare it under `architectures`; did you mean 'Qwen3_5MoeMTP'?
+""",
+    ),
+    (
+        "draft_architecture_by_model_type_not_a_draft",
+        [(Q35, "qwen3_5_moe: Qwen3_5MoeMTP", "qwen3_5_moe: Qwen3_5ForCausalLM")],
+        """
+specs/qwen3_5.yaml:@qwen3_5_moe: Qwen3_5ForCausalLM@:9: speculative.methods.mtp.draft_architecture_by_model_type.qwen3_5_moe: 'Qwen3_5ForCausalLM' is registered as text_generation; a draft architecture must be a speculative_decoding entry
+""",
+    ),
+]
+
+
+@pytest.mark.parametrize("edits, expected", [pytest.param(e, x, id=i) for i, e, x in QWEN_CASES])
+def test_golden_error_output_of_the_qwen_family(specs_copy, run_cli, tmp_path, edits, expected):
+    for name in QWEN_SPECS:
+        shutil.copy(SPECS / name, specs_copy / name)
+    for name, old, new in edits:
+        edit(specs_copy / name, old, new)
+    result = run_cli("build", f"specs/{Q35}", "--out", "out")
+    lines = expand(expected.strip("\n"), specs_copy).splitlines()
+    summary = f"{len(lines)} error{'s' if len(lines) != 1 else ''}; nothing was written."
+    assert result.stderr.splitlines() == lines + [summary]
+    assert result.rc == 1
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
+
+
 def test_golden_case_count_and_rules_covered():
     """The issue asks for at least 15 distinct broken specs covering every semantic rule."""
     from dsv41gen.spec.validate import iter_rules
@@ -1106,8 +1241,14 @@ def test_golden_case_count_and_rules_covered():
         "inherited_messages_name_their_variant": "inherited_message_names_the_ancestor",
         "kv_spec_types_in_engine": "kv_spec_type_vllm_lacks",
         "registry_targets_in_engine": "registry_target_vllm_lacks",
+        "backend_names_in_engine": "backend_engine_names_vllm_lacks",
+        "model_type_lists": "draft_architecture_for_a_model_type_not_the_variants",
+        "draft_architectures_by_model_type_registered": "draft_architecture_by_model_type_unregistered",
+        "checkpoint_name_rules": "checkpoint_name_rule_with_two_tests_and_no_action",
+        "config_hook_rules": "config_hook_two_actions_unknown_rule_and_architecture",
+        "linear_attention_states": "linear_attention_dtype_names_no_earlier_state",
     }
-    ids = {case[0] for case in CASES}
+    ids = {case[0] for case in CASES + QWEN_CASES}
     assert set(iter_rules()) == set(covered), "a new semantic rule needs a golden case here"
     assert set(covered.values()) <= ids
 

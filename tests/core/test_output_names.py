@@ -54,16 +54,23 @@ def test_there_is_a_shipped_package_to_check():
 
 @pytest.mark.parametrize("module", sorted(output_names.MODULE_NAMES))
 def test_declared_module_names_are_the_generated_modules_own(module):
+    """Each package's module defines only declared names, and every declared name is defined by
+    some package's module: a family may lack a module (no attention backends) or some of its
+    names (no linear-attention state), but no name is declared that no package writes."""
     declared = output_names.MODULE_NAMES[module]
     # backends.py and kv_cache.py also import some of the binding's names (KVCacheLayout)
     seen = declared | output_names.MODULE_NAMES["_binding"]
+    written: set[str] = set()
     for package in PACKAGES:
-        tree = ast.parse((package / f"{module}.py").read_text(encoding="utf-8"))
-        found = _top_level_names(tree.body)
+        path = package / f"{module}.py"
+        if not path.exists():
+            continue
+        found = _top_level_names(ast.parse(path.read_text(encoding="utf-8")).body)
         undeclared = found - _spec_words(package) - seen
         assert not undeclared, f"{package.name}/{module}.py defines undeclared {undeclared}"
-        stale = declared - found
-        assert not stale, f"{package.name}/{module}.py no longer defines {stale}"
+        written |= found
+    stale = declared - written
+    assert not stale, f"no generated {module}.py defines {stale} any more"
 
 
 def _imported(tree: ast.AST) -> set[str]:
@@ -96,6 +103,9 @@ def test_declared_imported_packages_are_what_the_generated_code_imports():
 
 
 def test_declared_package_modules_are_the_generated_packages_modules():
+    """Every module of a package is declared, and every declared module is some package's: a
+    family without kernels or attention backends has fewer modules, never an undeclared one."""
+    seen: set[str] = set()
     for package in PACKAGES:
         found = {
             p.name.removesuffix(".py")
@@ -105,7 +115,12 @@ def test_declared_package_modules_are_the_generated_packages_modules():
             and not p.name.startswith(("__", "."))  # __pycache__ where bytecode is written
         }
         found = {name for name in found if not name.startswith("rope_kv_")}
-        assert found == output_names.PACKAGE_MODULES, package.name
+        assert found <= output_names.PACKAGE_MODULES, (
+            package.name,
+            found - output_names.PACKAGE_MODULES,
+        )
+        seen |= found
+    assert seen == output_names.PACKAGE_MODULES
 
 
 def test_the_ast_reader_sees_the_binding_stand_ins():

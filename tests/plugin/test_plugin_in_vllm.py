@@ -123,7 +123,8 @@ CUDAGRAPH_MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PI
 
 
 def _family():
-    (inputs,) = load_families(sorted(SPECS.glob("*.yaml")), warn=lambda _line: None)
+    # V4 and V4.1's family alone; the Qwen family has its own plugin tests.
+    (inputs,) = load_families(sorted(SPECS.glob("deepseek_*.yaml")), warn=lambda _line: None)
     return inputs.family
 
 

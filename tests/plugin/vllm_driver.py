@@ -449,12 +449,20 @@ def pretending_cuda(capability: str):
         platform.__class__ = original
 
 
+# Why vLLM could not inspect a model class, by class name: the last line of the inspection
+# subprocess's traceback, for the failures no stand-in answers (printed with the results).
+INSPECTION_FAILURES: dict[str, str] = {}
+
+
 def inspect_without_cuda() -> None:
     """vLLM inspects a lazily registered model class by importing its module in a subprocess.
     Some model modules (the DSpark drafts) need CUDA extensions to import, so on a CPU the
     inspection fails and no config naming that architecture can be built. For those only, the
     registry gets the inspection of a plain text-generation model of that class name. Both the
-    stock and the plugin runs get the same answer; it decides nothing the plugin hooks."""
+    stock and the plugin runs get the same answer; it decides nothing the plugin hooks. A module
+    that fails on torchvision (Qwen3.5, Qwen4Exp: none loads beside the CPU torch) gets no
+    stand-in: a plain model would hide that they are hybrid, so vLLM's own error is the outcome
+    and the test reports those cases as xfails."""
     import torch
     from vllm.model_executor.models import registry
 
@@ -479,7 +487,11 @@ def inspect_without_cuda() -> None:
         if key not in failed:
             try:
                 return original(self)
-            except Exception:
+            except Exception as error:
+                lines = [line for line in str(error).splitlines() if line.strip()]
+                if lines and "torchvision" in lines[-1]:
+                    INSPECTION_FAILURES[self.class_name] = lines[-1]
+                    raise
                 failed[key] = registry._ModelInfo.from_model_cls(
                     type(self.class_name, (_Plain,), {})
                 )
@@ -496,7 +508,8 @@ def main() -> int:
     exec(os.environ.get("DSV41GEN_DRIVER_PRELUDE", ""), {})
     load = load_plugins() if "--plugin" in sys.argv[2:] else None
     results = [] if load is not None and load["outcome"] != "ok" else [run(c) for c in cases]
-    sys.stdout.write(json.dumps({"load": load, "results": results}))
+    answer = {"load": load, "results": results, "inspection_failures": INSPECTION_FAILURES}
+    sys.stdout.write(json.dumps(answer))
     return 0
 
 

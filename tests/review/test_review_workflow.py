@@ -142,7 +142,7 @@ def test_spec_errors_as_github_annotations(spec_repo):
     annotations = [x for x in result.stdout.splitlines() if x.startswith("::error ")]
     assert annotations == [
         f"::error file={V41},line={line},col=3,title=variant.bogus::unknown field 'bogus'; "
-        "allowed: display_name, model_type, name"
+        "allowed: composite_model_types, display_name, model_type, model_type_aliases, name"
     ]
     # Without the option: the usual file:line:col lines, no workflow commands.
     plain = run_cli(spec_repo, "check")

@@ -39,7 +39,7 @@ def test_the_affected_tests_pass_with_the_readme_example_in_specs(tmp_path):
         [sys.executable, "-m", "dsv41gen", "build"], cwd=copy, capture_output=True, text=True
     )
     assert built.returncode == 0, built.stdout + built.stderr
-    assert len(list((copy / "specs").glob("*.yaml"))) == 3
+    assert len(list((copy / "specs").glob("deepseek_*.yaml"))) == 3
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     ran = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-q"]

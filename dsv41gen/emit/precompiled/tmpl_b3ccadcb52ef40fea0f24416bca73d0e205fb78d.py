@@ -49,7 +49,27 @@ def root(context, missing=missing):
         l_2_e = missing
         yield '    },\n'
     l_1_table = missing
-    yield '}\n\n\n# "whole_family" tests assert what the family as a whole holds, so they change when a variant\n# is added; every other test is about one variant\'s entries and must survive new siblings.\n@pytest.mark.parametrize("table", sorted(EXPECTED_TABLES))\ndef test_whole_family_table_has_exactly_the_spec_entries(table):\n    assert getattr(registry, table) == EXPECTED_TABLES[table]\n\n\n@pytest.mark.parametrize(\n    ("table", "architecture"),\n    [(table, arch) for table, entries in sorted(EXPECTED_TABLES.items()) for arch in entries],\n)\ndef test_table_entry(table, architecture):\n    assert getattr(registry, table)[architecture] == EXPECTED_TABLES[table][architecture]\n\n\ndef test_whole_family_register_registers_every_architecture_drafts_included(monkeypatch):\n    calls = []\n    monkeypatch.setattr(registry.ModelRegistry, "register_model", lambda arch, target: calls.append((arch, target)))\n    registry.register()\n    # every entry of every table, lazily as "module:Class", in table order\n    assert calls == [\n        (architecture, f"{module}:{class_name}")\n        for entries in EXPECTED_TABLES.values()\n        for architecture, (module, class_name) in entries.items()\n    ]\n'
+    yield '}\n\n\n# "whole_family" tests assert what the family as a whole holds, so they change when a variant\n# is added; every other test is about one variant\'s entries and must survive new siblings.\n@pytest.mark.parametrize("table", sorted(EXPECTED_TABLES))\ndef test_whole_family_table_has_exactly_the_spec_entries(table):\n    assert getattr(registry, table) == EXPECTED_TABLES[table]\n\n\n@pytest.mark.parametrize(\n    ("table", "architecture"),\n    [(table, arch) for table, entries in sorted(EXPECTED_TABLES.items()) for arch in entries],\n)\ndef test_table_entry(table, architecture):\n    assert getattr(registry, table)[architecture] == EXPECTED_TABLES[table][architecture]\n\n\ndef test_whole_family_register_registers_every_architecture_drafts_included(monkeypatch):\n    calls = []\n    monkeypatch.setattr(registry.ModelRegistry, "register_model", lambda arch, target: calls.append((arch, target)))\n    registry.register()\n'
+    if environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'relative_modules'):
+        pass
+        yield '    # every entry of every table, lazily as "module:Class" with the module\'s full path (the\n    # spec\'s), in table order\n    assert calls == [\n'
+        for l_1_t in environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'tables'):
+            _loop_vars = {}
+            pass
+            for l_2_e in environment.getattr(l_1_t, 'entries'):
+                _loop_vars = {}
+                pass
+                yield '        ('
+                yield str(environment.finalize(t_1(t_3(environment.getattr(l_2_e, 'architecture')), 'python/tests/test_registry.py.j2', 45, 'e.architecture | py_str')))
+                yield ', '
+                yield str(environment.finalize(t_1(t_3(environment.getattr(l_2_e, 'target')), 'python/tests/test_registry.py.j2', 45, 'e.target | py_str')))
+                yield '),\n'
+            l_2_e = missing
+        l_1_t = missing
+        yield '    ]\n'
+    else:
+        pass
+        yield '    # every entry of every table, lazily as "module:Class", in table order\n    assert calls == [\n        (architecture, f"{module}:{class_name}")\n        for entries in EXPECTED_TABLES.values()\n        for architecture, (module, class_name) in entries.items()\n    ]\n'
 
 blocks = {}
-debug_info = '1=31&10=33&11=37&12=39&13=43'
+debug_info = '1=31&10=33&11=37&12=39&13=43&39=53&43=56&44=59&45=63'

@@ -98,7 +98,19 @@ def root(context, missing=missing):
     if (t_5(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'registered_tables')) == 1):
         pass
         yield ','
-    yield ')\n\n\ndef register() -> None:\n    """vLLM plugin hook (entry point group ``vllm.general_plugins``).\n\n    Registers every architecture of the family lazily, as ``"module:Class"``\n    (architectures.<name>): the targets and the draft models, which vLLM 0.33.0 resolves through\n    the same ModelRegistry.\n    """\n    for table in REGISTERED_TABLES:\n        for architecture, (module, class_name) in table.items():\n            ModelRegistry.register_model(architecture, f"{module}:{class_name}")\n'
+    yield ')\n\n\n'
+    if environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'relative_modules'):
+        pass
+        yield '# A table\'s module not under "vllm." is one of this package, as in vLLM\'s tables.\nENGINE_MODELS_PACKAGE = '
+        yield str(environment.finalize(t_1(t_7(environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'engine_models_package')), 'python/registry.py.j2', 39, 'plan.engine_models_package | py_str')))
+        yield '\n\n\ndef engine_module(module: str) -> str:\n    """The module vLLM imports for a table\'s module name."""\n    return module if module.startswith("vllm.") else f"{ENGINE_MODELS_PACKAGE}.{module}"\n\n\n'
+    yield 'def register() -> None:\n    """vLLM plugin hook (entry point group ``vllm.general_plugins``).\n\n    Registers every architecture of the family lazily, as ``"module:Class"``\n    (architectures.<name>): the targets and the draft models, which vLLM 0.33.0 resolves through\n    the same ModelRegistry.\n    """\n    for table in REGISTERED_TABLES:\n        for architecture, (module, class_name) in table.items():\n'
+    if environment.getattr((undefined(name='plan') if l_0_plan is missing else l_0_plan), 'relative_modules'):
+        pass
+        yield '            ModelRegistry.register_model(architecture, f"{engine_module(module)}:{class_name}")\n'
+    else:
+        pass
+        yield '            ModelRegistry.register_model(architecture, f"{module}:{class_name}")\n'
 
 blocks = {}
-debug_info = '1=55&10=59&12=63&13=65&14=67&15=69&16=73&17=75&21=85&27=89&28=93&34=97'
+debug_info = '1=55&10=59&12=63&13=65&14=67&15=69&16=73&17=75&21=85&27=89&28=93&34=97&37=102&39=105&57=108'

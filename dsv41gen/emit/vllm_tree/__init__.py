@@ -99,6 +99,14 @@ def _format(tree: Path, rel: str, text: str) -> str:
 def _apply_site(
     site: Site, module: cst.Module, family: Family, owned: set[str], plan: TreePlan
 ) -> tuple[cst.Module, list[str]]:
+    missing = site.lacks(family)
+    if missing and not owned:
+        # nothing of the family's is there to update or remove: a stated skip, not an error
+        plan.notes.append(
+            f"{site.path}: site {site.name} skipped for family {family.name!r}: no variant "
+            f"declares {missing}"
+        )
+        return module, []
     if isinstance(site, StateBucketTable) and refactor.needs_refactor(module):
         return _closure_only(site, module, family, owned, plan)
     result = site.apply(module, family, owned)

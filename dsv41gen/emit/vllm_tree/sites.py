@@ -51,6 +51,22 @@ class Site:
     def apply(self, module: cst.Module, family: Family, owned: set[str]) -> SiteResult:
         raise NotImplementedError
 
+    def lacks(self, family: Family) -> str | None:
+        """The spec section this site writes from, when no variant of the family declares it
+        (then the site has nothing to say about the family); None when it applies."""
+        return None
+
+
+def _declares_method(family: Family, method: Method) -> bool:
+    return any(
+        v.method(method) is not None or any(f.method is method for f in v.forbidden)
+        for v in family.variants
+    )
+
+
+def _declares_backend(family: Family, kind: BackendKind) -> bool:
+    return any(b.kind is kind for v in family.variants for b in v.backends)
+
 
 def _error(path: str, what: str) -> SiteError:
     return SiteError(
@@ -193,7 +209,7 @@ class RegistryTables(Site):
         result = SiteResult(module)
         for table in _tables(family):
             wanted = {
-                a.name: f"({c.string(a.module)}, {c.string(a.class_name)})"
+                a.name: f"({c.string(_registry_module(a.module))}, {c.string(a.class_name)})"
                 for v in family.variants
                 for a in v.architectures
                 if a.registry.dict_name == table
@@ -205,6 +221,17 @@ class RegistryTables(Site):
             result.regions += regions
             result.owned += [f"{table}:{k}" for k in wanted]
         return result
+
+
+# vLLM's registry resolves a module name without "vllm." against this package
+# (_resolve_module_name), and names its own models' modules that way
+MODELS_PACKAGE = "vllm.model_executor.models."
+
+
+def _registry_module(module: str) -> str:
+    """The module as vLLM's table writes it: relative when it is one of vLLM's model modules."""
+    relative = module.removeprefix(MODELS_PACKAGE)
+    return relative if relative != module and "." not in relative else module
 
 
 def _tables(family: Family) -> list[str]:
@@ -310,6 +337,9 @@ class DraftConfigRewrite(Site):
             cst.If,
             lambda n: bool((c.compared_strings(n.test, "hf_config.model_type") or set()) & types),
         )
+        if len(_mtp_draft_types(family)) > 1:
+            result.notes.append(self._skip_note(module, found, family))
+            return result
         if len(found) != 1:
             raise _error(
                 self.path,
@@ -364,6 +394,32 @@ class DraftConfigRewrite(Site):
         result.module = c.replace_nodes(module, {old: new})
         result.regions = [("hf_config_override", c.code(new))]
         return result
+
+    def _skip_note(self, module: cst.Module, found: Sequence[cst.If], family: Family) -> str:
+        """Why this site leaves the family's branches as vLLM wrote them, and where they are:
+        the site writes one shared `if` whose body makes every variant one MTP draft, and a
+        family whose variants have drafts of their own has one branch per draft in vLLM."""
+        lines = _line_numbers(module, found)
+        where = ", ".join(f"{self.path}:{n}" for n in lines) or self.path
+        drafts = ", ".join(sorted(_mtp_draft_types(family)))
+        return (
+            f"{where}: SpeculativeConfig.hf_config_override left as it is for family "
+            f"{family.name!r}: its variants have MTP drafts of their own ({drafts}), and this "
+            "site writes one shared branch for a family whose variants share one draft. "
+            "vLLM 0.33.0's branches for it are not compared (docs/vllm-source-tree.md)"
+        )
+
+
+def _mtp_draft_types(family: Family) -> set[str]:
+    return {m.draft_model_type for v in family.variants if (m := v.method(Method.MTP))}
+
+
+def _line_numbers(module: cst.Module, nodes: Sequence[cst.CSTNode]) -> list[int]:
+    """The first line of each node in the module's text (nodes of this very module)."""
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    return sorted(positions[n].start.line for n in nodes if n in positions)
 
 
 def _indent(text: str, by: str = "    ") -> str:
@@ -451,6 +507,9 @@ class DsparkDraftConfig(Site):
     model_type and architecture per target (seed 000 change 1c, as 0.33.0 has it: 0.33.0 no
     longer rewrites n_predict there)."""
 
+    def lacks(self, family):
+        return None if _declares_method(family, Method.DSPARK) else "speculative.methods.dspark"
+
     def apply(self, module, family, owned):
         result = SiteResult(module)
         drafts = [(v, m) for v in family.variants if (m := v.method(Method.DSPARK)) is not None]
@@ -537,6 +596,9 @@ class DsparkBackendReuse(Site):
     """_resolve_dspark_attention_backend: the variants whose DSpark draft shares the target's
     KV-cache layout use the target's backend (seed 000 change 7b: merged, same behaviour)."""
 
+    def lacks(self, family):
+        return None if _declares_method(family, Method.DSPARK) else "speculative.methods.dspark"
+
     def apply(self, module, family, owned):
         result = SiteResult(module)
         types = _model_types(family, owned)
@@ -588,6 +650,9 @@ class DsparkLayerIdOffset(Site):
     """get_eagle3_aux_layers_from_config: the variants whose DSpark target layer ids are used
     as they are (hf_config.dspark_target_layer_offset 0); every other DSpark id takes +1.
     vLLM's site knows only the offsets 0 and 1. Other families' model types stay."""
+
+    def lacks(self, family):
+        return None if _declares_method(family, Method.DSPARK) else "speculative.methods.dspark"
 
     def apply(self, module, family, owned):
         result = SiteResult(module)
@@ -729,6 +794,11 @@ class IndexerBackends(Site):
 
     module_name: str = INDEXER_MODULE
 
+    def lacks(self, family):
+        if _declares_backend(family, BackendKind.INDEXER):
+            return None
+        return "attention_backends (an indexer backend)"
+
     def apply(self, module, family, owned):
         result = SiteResult(module)
         by_key = _family_backends(family)
@@ -821,6 +891,11 @@ class RocmMxfp4Gate(Site):
     family's wired model types, and their names in the message; other model types in the
     tuple are not the family's and stay."""
 
+    def lacks(self, family):
+        if _declares_backend(family, BackendKind.INDEXER):
+            return None
+        return "attention_backends (an indexer backend)"
+
     def apply(self, module, family, owned):
         result = SiteResult(module)
         types = _model_types(family, owned)
@@ -910,6 +985,11 @@ class StateBucketTable(Site):
     the module-level tables is_state_bucket reads (seed 000 change 4a). Entries the family
     did not put there (MambaSpec) are vLLM's and stay."""
 
+    def lacks(self, family):
+        if any(v.kv_cache and v.kv_cache.spec_types for v in family.variants):
+            return None
+        return "kv_cache.spec_types"
+
     def apply(self, module, family, owned):
         result = SiteResult(module)
         always, unsplit = state_bucket_types(family)
@@ -966,6 +1046,9 @@ class Mxfp8Scaling(Site):
     """The Triton MXFP8 quantize kernel: the statements between the block's biased exponent
     ``sb`` and the quantized ``xq`` (seed 000 hunk 3). The spec language has one form, the
     reciprocal multiply (quantization.mxfp8.scaling), so a tree that divides gets it."""
+
+    def lacks(self, family):
+        return None if any(v.mxfp8 for v in family.variants) else "quantization.mxfp8"
 
     def apply(self, module, family, owned):
         result = SiteResult(module)

@@ -22,7 +22,16 @@ from ...errors import Diagnostics, SpecError, dotted
 from ..load import Path_
 from ..model import Provenance, Variant
 from ..resolve import ResolvedSpec
-from . import engine_names, kernels, names, rules
+from . import (
+    checkpoint_names,
+    config_hooks,
+    engine_names,
+    kernels,
+    linear_attention,
+    model_types,
+    names,
+    rules,
+)
 from .capability_rules import (
     _rope_kv_capabilities,
     check_mx_capabilities,
@@ -69,6 +78,13 @@ RULES: tuple[Rule, ...] = (
     Rule(rules._method_allowed_and_forbidden, ("speculative",)),
     Rule(rules._method_weights_declared, ("checkpoint", "speculative"), typed=True),
     Rule(rules._draft_architecture_registered, ("architectures", "speculative")),
+    Rule(model_types.model_type_lists, ("speculative", "variant")),
+    Rule(
+        model_types.draft_architectures_by_model_type_registered,
+        ("architectures", "speculative"),
+    ),
+    Rule(checkpoint_names.checkpoint_name_rules, ("architectures",)),
+    Rule(config_hooks.config_hook_rules, ("architectures", "config_hooks")),
     Rule(rules._signature_names_declared_weights, ("checkpoint",), typed=True),
     Rule(rules._weight_set_loader_rules, ("checkpoint", "hf_config"), typed=True),
     Rule(rules._weight_set_block, ("checkpoint", "hf_config")),
@@ -81,6 +97,8 @@ RULES: tuple[Rule, ...] = (
     Rule(kernels._kv_cache_spec_types, ("kv_cache",)),
     Rule(engine_names._kv_spec_types_in_engine, ("kv_cache",)),
     Rule(engine_names._registry_targets_in_engine, ("architectures",)),
+    Rule(engine_names._backend_names_in_engine, ("attention_backends",)),
+    Rule(linear_attention.linear_attention_states, ("kv_cache",)),
     Rule(kernels._mx_format, ("quantization",)),
     Rule(kernels._rope_kv_insert, ("kernels",)),
     Rule(kernels._compress_ratio_message_fields, ("kv_cache", "variant")),

@@ -8,6 +8,8 @@ what the release has, instead of generated code that fails on import under that 
 
 from __future__ import annotations
 
+import keyword
+
 from ...errors import did_you_mean
 from ..engine_facts import VLLM_VERSION, engine_names
 from ..resolve import ResolvedSpec
@@ -77,3 +79,99 @@ def _registry_targets_in_engine(spec: ResolvedSpec, report: Report) -> None:
                 f"{module} in vLLM {VLLM_VERSION} binds no {cls!r} (it has {_listed(names)})"
                 + did_you_mean(cls, names),
             )
+
+
+def _dotted(module: object) -> bool:
+    """A dotted Python name: anything else is the name rules' error, not a second one here."""
+    return isinstance(module, str) and all(
+        part.isidentifier() and not keyword.iskeyword(part) for part in module.split(".")
+    )
+
+
+def _engine_class(
+    modules: dict, module: object, cls: object, where: tuple, role: str, report: Report
+) -> None:
+    """`module` is a module of vLLM 0.33.0 and `cls` a name its top level binds: the generated
+    code imports `cls` from `module`, so a miss would fail only on import."""
+    if not _dotted(module):
+        return
+    if module not in modules:
+        near = [m for m in modules if m.rpartition(".")[0] == module.rpartition(".")[0]]
+        report(
+            where + ("module",),
+            f"vLLM {VLLM_VERSION} has no module {module!r} to take the {role} from: name the "
+            "module that defines it" + did_you_mean(module, near or modules),
+        )
+        return
+    names = modules[module]["names"]
+    if isinstance(cls, str) and cls not in names and not modules[module]["getattr"]:
+        report(
+            where + ("class",),
+            f"{module} in vLLM {VLLM_VERSION} binds no {cls!r} for the {role} (it has "
+            f"{_listed(names)})" + did_you_mean(cls, names),
+        )
+
+
+def _backend_names_in_engine(spec: ResolvedSpec, report: Report) -> None:
+    """An attention backend's vLLM base class (`parent_module` / `parent`), metadata builder
+    (`metadata_builder.module` / `class`) and sparse backend class (`class_path`) are names
+    vLLM 0.33.0 has."""
+    facts = engine_names()
+    modules = {**facts["model_modules"], **facts["backend_modules"]}
+    for name, body in (spec.data.get("attention_backends") or {}).items():
+        if not isinstance(body, dict):
+            continue
+        here = ("attention_backends", name)
+        if _dotted(body.get("parent_module")):
+            # located at the module key for a module miss and at `parent` for a class miss
+            _parent_in_engine(modules, body, here, report)
+        builder = body.get("metadata_builder")
+        # a sparse_mla entry with a builder is rules._sparse_mla_entries' error
+        if isinstance(builder, dict) and body.get("kind") != "sparse_mla":
+            _engine_class(
+                modules,
+                builder.get("module"),
+                builder.get("class"),
+                here + ("metadata_builder",),
+                "metadata builder",
+                report,
+            )
+        path = body.get("class_path")
+        if _dotted(path) and "." in path:
+            module, _, cls = path.rpartition(".")
+            _class_path_in_engine(modules, module, cls, here + ("class_path",), report)
+
+
+def _parent_in_engine(modules: dict, body: dict, here: tuple, report: Report) -> None:
+    module, parent = body["parent_module"], body.get("parent")
+    if module not in modules:
+        near = [m for m in modules if m.rpartition(".")[0] == module.rpartition(".")[0]]
+        report(
+            here + ("parent_module",),
+            f"vLLM {VLLM_VERSION} has no module {module!r} to take the base backend from: name "
+            "the module that defines `parent`" + did_you_mean(module, near or modules),
+        )
+        return
+    names = modules[module]["names"]
+    if isinstance(parent, str) and parent not in names and not modules[module]["getattr"]:
+        report(
+            here + ("parent",),
+            f"{module} in vLLM {VLLM_VERSION} binds no {parent!r} (it has {_listed(names)})"
+            + did_you_mean(parent, names),
+        )
+
+
+def _class_path_in_engine(modules: dict, module: str, cls: str, where: tuple, report) -> None:
+    if module not in modules:
+        report(
+            where,
+            f"vLLM {VLLM_VERSION} has no module {module!r}: `class_path` is module.Class of a "
+            "backend vLLM ships" + did_you_mean(module, modules),
+        )
+    elif cls not in modules[module]["names"] and not modules[module]["getattr"]:
+        names = modules[module]["names"]
+        report(
+            where,
+            f"{module} in vLLM {VLLM_VERSION} binds no {cls!r} (it has {_listed(names)})"
+            + did_you_mean(cls, names),
+        )

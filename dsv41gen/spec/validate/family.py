@@ -67,6 +67,8 @@ def family_checks(
         for table, key, what in (
             (by_name, variant.name, "variant.name"),
             (by_model_type, variant.model_type, "variant.model_type"),
+            # an alias selects its variant as the model type does
+            *((by_model_type, a, "variant.model_type_aliases") for a in variant.model_type_aliases),
         ):
             if key in table:
                 diagnostics.add(
@@ -178,6 +180,11 @@ def across_families(
         identities = [
             ("variant.name", variant.get("name"), ("variant", "name")),
             ("variant.model_type", variant.get("model_type"), ("variant", "model_type")),
+        ]
+        aliases = variant.get("model_type_aliases")
+        identities += [  # an alias is a model type the engine dispatches on, as model_type is
+            ("variant.model_type", alias, ("variant", "model_type_aliases"))
+            for alias in (aliases if isinstance(aliases, list) else [])
         ] + [
             (f"architectures.{name}", name, ("architectures", name))
             for name in (archs if isinstance(archs, dict) else {})
