@@ -486,3 +486,26 @@ def test_a_dividing_mxfp8_kernel_gets_seed_000_hunk_3(tree):
         .replace("#", " ")
         .split()
     )
+
+
+def test_a_family_a_site_does_not_apply_to_gets_a_note_not_an_error(tree):
+    """The Qwen family declares no DSpark draft, no sparse MLA or indexer backends, no
+    `kv_cache.spec_types` and no MXFP8 kernel: those sites say so and leave vLLM's text; its
+    variants' own MTP drafts keep vLLM's `hf_config_override` branches, with their lines."""
+    qwen = [f for f in families(SPECS) if f.name == "qwen3_next"]
+    assert qwen, "specs/ holds the Qwen family"
+    before = snapshot(tree)
+    plan = plan_tree(tree, qwen)
+    assert plan.changed == []
+    skipped = [n for n in plan.notes if "skipped for family 'qwen3_next'" in n]
+    for site_file in (
+        "vllm/v1/worker/gpu/spec_decode/dspark/utils.py",
+        "vllm/v1/attention/backends/mla/indexer.py",
+        "vllm/v1/core/kv_cache_planning.py",
+    ):
+        assert any(n.startswith(site_file + ":") for n in skipped), (site_file, plan.notes)
+    draft = [n for n in plan.notes if "hf_config_override left as it is" in n]
+    assert len(draft) == 1 and "vllm/config/speculative.py:908" in draft[0], plan.notes
+    assert all(t in draft[0] for t in ("qwen3_5_mtp", "qwen3_next_mtp", "qwen4_exp_mtp")), draft
+    write_plan(plan)
+    assert snapshot(tree) == before
