@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...errors import did_you_mean
 from ..resolve import ResolvedSpec
 from .report import Report
-from .rules import _lineage_section
+from .rules import _lineage_section, check_draft_architecture
 
 
 def _model_types(spec: ResolvedSpec) -> list[str]:
@@ -62,15 +62,4 @@ def draft_architectures_by_model_type_registered(spec: ResolvedSpec, report: Rep
                 "draft_architecture_by_model_type",
                 model_type,
             )
-            if arch not in archs:
-                report(
-                    here,
-                    f"unknown architecture {arch!r}; declare it under `architectures`"
-                    + did_you_mean(arch, archs),
-                )
-            elif archs[arch].get("registry") != "speculative_decoding":
-                report(
-                    here,
-                    f"{arch!r} is registered as {archs[arch].get('registry')}; a draft "
-                    "architecture must be a speculative_decoding entry",
-                )
+            check_draft_architecture(arch, archs, here, report)

@@ -103,18 +103,23 @@ def _draft_architecture_registered(spec: ResolvedSpec, report: Report) -> None:
         if arch is None:
             continue
         here = ("speculative", "methods", method, "draft_architecture")
-        if arch not in archs:
-            report(
-                here,
-                f"unknown architecture {arch!r}; declare it under `architectures`"
-                + did_you_mean(arch, archs),
-            )
-        elif archs[arch].get("registry") != "speculative_decoding":
-            report(
-                here,
-                f"{arch!r} is registered as {archs[arch].get('registry')}; a draft architecture "
-                "must be a speculative_decoding entry",
-            )
+        check_draft_architecture(arch, archs, here, report)
+
+
+def check_draft_architecture(arch: str, archs: dict, here: tuple, report: Report) -> None:
+    """A draft architecture is declared, and registered as a speculative_decoding entry."""
+    if arch not in archs:
+        report(
+            here,
+            f"unknown architecture {arch!r}; declare it under `architectures`"
+            + did_you_mean(arch, archs),
+        )
+    elif archs[arch].get("registry") != "speculative_decoding":
+        report(
+            here,
+            f"{arch!r} is registered as {archs[arch].get('registry')}; a draft architecture "
+            "must be a speculative_decoding entry",
+        )
 
 
 def _names_or_prefix(item: str, names: tuple[str, ...]) -> bool:
