@@ -89,25 +89,33 @@ def _dotted(module: object) -> bool:
 
 
 def _engine_class(
-    modules: dict, module: object, cls: object, where: tuple, role: str, report: Report
+    modules: dict,
+    module: object,
+    cls: object,
+    at: tuple[tuple, tuple],
+    role: str,
+    report: Report,
+    defines: str = "it",
 ) -> None:
     """`module` is a module of vLLM 0.33.0 and `cls` a name its top level binds: the generated
-    code imports `cls` from `module`, so a miss would fail only on import."""
+    code imports `cls` from `module`, so a miss would fail only on import. `at` locates a
+    module miss and a class miss; `defines` is how the module message names the class."""
     if not _dotted(module):
         return
     if module not in modules:
         near = [m for m in modules if m.rpartition(".")[0] == module.rpartition(".")[0]]
         report(
-            where + ("module",),
+            at[0],
             f"vLLM {VLLM_VERSION} has no module {module!r} to take the {role} from: name the "
-            "module that defines it" + did_you_mean(module, near or modules),
+            f"module that defines {defines}" + did_you_mean(module, near or modules),
         )
         return
     names = modules[module]["names"]
     if isinstance(cls, str) and cls not in names and not modules[module]["getattr"]:
+        for_role = "" if defines != "it" else f" for the {role}"
         report(
-            where + ("class",),
-            f"{module} in vLLM {VLLM_VERSION} binds no {cls!r} for the {role} (it has "
+            at[1],
+            f"{module} in vLLM {VLLM_VERSION} binds no {cls!r}{for_role} (it has "
             f"{_listed(names)})" + did_you_mean(cls, names),
         )
 
@@ -122,9 +130,16 @@ def _backend_names_in_engine(spec: ResolvedSpec, report: Report) -> None:
         if not isinstance(body, dict):
             continue
         here = ("attention_backends", name)
-        if _dotted(body.get("parent_module")):
-            # located at the module key for a module miss and at `parent` for a class miss
-            _parent_in_engine(modules, body, here, report)
+        # located at the module key for a module miss and at `parent` for a class miss
+        _engine_class(
+            modules,
+            body.get("parent_module"),
+            body.get("parent"),
+            (here + ("parent_module",), here + ("parent",)),
+            "base backend",
+            report,
+            defines="`parent`",
+        )
         builder = body.get("metadata_builder")
         # a sparse_mla entry with a builder is rules._sparse_mla_entries' error
         if isinstance(builder, dict) and body.get("kind") != "sparse_mla":
@@ -132,7 +147,7 @@ def _backend_names_in_engine(spec: ResolvedSpec, report: Report) -> None:
                 modules,
                 builder.get("module"),
                 builder.get("class"),
-                here + ("metadata_builder",),
+                (here + ("metadata_builder", "module"), here + ("metadata_builder", "class")),
                 "metadata builder",
                 report,
             )
@@ -140,25 +155,6 @@ def _backend_names_in_engine(spec: ResolvedSpec, report: Report) -> None:
         if _dotted(path) and "." in path:
             module, _, cls = path.rpartition(".")
             _class_path_in_engine(modules, module, cls, here + ("class_path",), report)
-
-
-def _parent_in_engine(modules: dict, body: dict, here: tuple, report: Report) -> None:
-    module, parent = body["parent_module"], body.get("parent")
-    if module not in modules:
-        near = [m for m in modules if m.rpartition(".")[0] == module.rpartition(".")[0]]
-        report(
-            here + ("parent_module",),
-            f"vLLM {VLLM_VERSION} has no module {module!r} to take the base backend from: name "
-            "the module that defines `parent`" + did_you_mean(module, near or modules),
-        )
-        return
-    names = modules[module]["names"]
-    if isinstance(parent, str) and parent not in names and not modules[module]["getattr"]:
-        report(
-            here + ("parent",),
-            f"{module} in vLLM {VLLM_VERSION} binds no {parent!r} (it has {_listed(names)})"
-            + did_you_mean(parent, names),
-        )
 
 
 def _class_path_in_engine(modules: dict, module: str, cls: str, where: tuple, report) -> None:
